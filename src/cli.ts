@@ -1,0 +1,98 @@
+/** `pulsegate <command>`: parses arguments and calls the composition root or a service. */
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { ConfigError, type ConfigInput, loadConfig } from './config.js';
+import { buildServer } from './server.js';
+import { openStore } from './store/store.js';
+
+const USAGE = `Usage: pulsegate <command> [options]
+
+Commands:
+  serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
+  migrate                   Apply database migrations
+
+Common options:
+  --database-url URL        sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…
+  --port N                  Port to listen on (default 3000, env PORT)
+  --host HOST               Address to bind (default 127.0.0.1, env HOST)
+  --external-url URL        Base URL clients use (env PULSEGATE_EXTERNAL_URL)
+  --log-level LEVEL         fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL)
+  --graphql-engine NAME     mercurius|apollo (env PULSEGATE_GRAPHQL_ENGINE)
+`;
+
+const COMMON = {
+  'database-url': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'external-url': { type: 'string' },
+  'log-level': { type: 'string' },
+  'graphql-engine': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function configInput(values: Record<string, unknown>): ConfigInput {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  return {
+    databaseUrl: str('database-url'),
+    port: str('port'),
+    host: str('host'),
+    externalUrl: str('external-url'),
+    logLevel: str('log-level'),
+    graphqlEngine: str('graphql-engine'),
+    rateLimit: str('rate-limit'),
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  switch (command) {
+    case 'serve': {
+      const { values } = parseArgs({ args: rest, options: { ...COMMON, demo: { type: 'boolean' } } });
+      const config = loadConfig(configInput(values));
+      const { app } = await buildServer({ config });
+      await app.listen({ host: config.host, port: config.port });
+      const stop = async () => {
+        await app.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return -1;
+    }
+    case 'migrate': {
+      const { values } = parseArgs({ args: rest, options: COMMON });
+      const config = loadConfig(configInput(values));
+      const store = await openStore(config.databaseUrl, { migrate: false });
+      try {
+        const { applied } = await store.migrate();
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || (error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`pulsegate: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`pulsegate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

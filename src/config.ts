@@ -1,0 +1,106 @@
+/** Configuration from flags and environment, validated once at start. */
+import { resolve } from 'node:path';
+
+export type GraphqlEngine = 'mercurius' | 'apollo';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  /** Base URL clients use; issuer, links and web URLs come from it, never from request headers. */
+  externalUrl: string;
+  logLevel: LogLevel;
+  graphqlEngine: GraphqlEngine;
+  /** Requests per minute per client on the API; 0 disables the limit. */
+  rateLimit: number;
+  /** Allow the OAuth password grant without client credentials (GitLab's default). */
+  passwordGrantWithoutClient: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/pulsegate.db';
+
+export interface ConfigInput {
+  host?: string | undefined;
+  port?: string | number | undefined;
+  databaseUrl?: string | undefined;
+  externalUrl?: string | undefined;
+  logLevel?: string | undefined;
+  graphqlEngine?: string | undefined;
+  rateLimit?: string | number | undefined;
+  passwordGrantWithoutClient?: string | boolean | undefined;
+}
+
+/** Flags win over environment variables, which win over defaults. */
+export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const host = flags.host ?? env.HOST ?? '127.0.0.1';
+  const port = parsePort(flags.port ?? env.PORT ?? 3000);
+  const databaseUrl = normalizeDatabaseUrl(flags.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  const externalRaw =
+    flags.externalUrl ?? env.PULSEGATE_EXTERNAL_URL ?? `http://${hostForUrl(host)}:${port}`;
+  const externalUrl = parseExternalUrl(externalRaw);
+  const logLevel = (flags.logLevel ?? env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}: ${logLevel}`);
+  }
+  const graphqlEngine = (flags.graphqlEngine ?? env.PULSEGATE_GRAPHQL_ENGINE ?? 'mercurius') as GraphqlEngine;
+  if (graphqlEngine !== 'mercurius' && graphqlEngine !== 'apollo') {
+    throw new ConfigError(`graphql engine must be mercurius or apollo: ${String(graphqlEngine)}`);
+  }
+  const rateLimit = Number(flags.rateLimit ?? env.PULSEGATE_RATE_LIMIT ?? 600);
+  if (!Number.isInteger(rateLimit) || rateLimit < 0) {
+    throw new ConfigError(`rate limit must be a whole number of requests per minute: ${rateLimit}`);
+  }
+  const ropc = flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
+  return {
+    host,
+    port,
+    databaseUrl,
+    externalUrl,
+    logLevel,
+    graphqlEngine,
+    rateLimit,
+    passwordGrantWithoutClient: ropc === true || ropc === 'true' || ropc === '1',
+  };
+}
+
+function parsePort(value: string | number): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`port must be an integer from 0 to 65535: ${value}`);
+  }
+  return port;
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The external URL without a trailing slash: it is the OAuth issuer, compared byte for byte. */
+function parseExternalUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`external URL is not a URL: ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`external URL must be http or https: ${value}`);
+  }
+  if (url.search || url.hash) throw new ConfigError(`external URL must not have a query or fragment: ${value}`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Relative SQLite paths resolve against the working directory. */
+export function normalizeDatabaseUrl(url: string): string {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    return path === ':memory:' ? url : `sqlite:${resolve(path)}`;
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return url;
+  throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://…: ${url}`);
+}

@@ -1,0 +1,51 @@
+/**
+ * Token scopes and which endpoints accept which (GitLab's api_guard). `read_*` scopes only allow
+ * safe methods.
+ */
+import { InsufficientScopeError } from './errors.js';
+
+export const SCOPES = ['api', 'read_api', 'read_user'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** Scope sets per resource family; order is GitLab's registration order (shown in 403 bodies). */
+export const ENDPOINT_SCOPES = {
+  /** `/events`, `/users/:id/events`, `/user`, GraphQL user-centric reads. */
+  user: ['read_user', 'api', 'read_api'],
+  /** `/projects/:id/events` and project data. */
+  project: ['api', 'read_api'],
+} as const satisfies Record<string, readonly Scope[]>;
+export type EndpointScopes = (typeof ENDPOINT_SCOPES)[keyof typeof ENDPOINT_SCOPES];
+
+const READ_ONLY: ReadonlySet<Scope> = new Set(['read_api', 'read_user']);
+
+export function scopeAllows(scope: Scope, safeMethod: boolean): boolean {
+  return safeMethod || !READ_ONLY.has(scope);
+}
+
+/** Throws `insufficient_scope` unless one granted scope is accepted here for this method. */
+export function requireScope(
+  granted: readonly string[],
+  accepted: readonly Scope[],
+  safeMethod: boolean,
+): void {
+  const ok = granted.some(
+    (scope) => isScope(scope) && accepted.includes(scope) && scopeAllows(scope, safeMethod),
+  );
+  if (!ok) throw new InsufficientScopeError(accepted);
+}
+
+/** Parses a space- or comma-separated scope list; unknown names are reported, not dropped. */
+export function parseScopeList(value: string): { scopes: Scope[]; unknown: string[] } {
+  const scopes: Scope[] = [];
+  const unknown: string[] = [];
+  for (const item of value.split(/[\s,]+/).filter(Boolean)) {
+    if (isScope(item)) {
+      if (!scopes.includes(item)) scopes.push(item);
+    } else unknown.push(item);
+  }
+  return { scopes, unknown };
+}

@@ -1,0 +1,36 @@
+/**
+ * Who may see what. The store turns these rules into SQL so pages are full and counts exact; the
+ * pure predicates here serve single-object checks (project lookup, user profiles) and tests.
+ */
+import { ACCESS_LEVELS, type Visibility } from './vocabulary.js';
+
+export interface Viewer {
+  userId: number;
+  admin: boolean;
+}
+
+/** Confidential issues (and notes on them) need Reporter, unless the viewer wrote the issue. */
+export const CONFIDENTIAL_MIN_ACCESS = ACCESS_LEVELS.reporter;
+/** Code (push events) of a private project needs Reporter: guests cannot download code. */
+export const PRIVATE_CODE_MIN_ACCESS = ACCESS_LEVELS.reporter;
+
+/** `read_project`: public to everyone, internal to signed-in users, private to members. */
+export function canReadProject(
+  visibility: Visibility,
+  viewer: Viewer | null,
+  accessLevel: number | null,
+): boolean {
+  if (visibility === 'public') return true;
+  if (!viewer) return false;
+  if (viewer.admin || accessLevel !== null) return true;
+  return visibility === 'internal';
+}
+
+/** `read_user_profile`: private or blocked profiles are visible only to themselves and admins. */
+export function canReadUserProfile(
+  user: { id: number; state: string; privateProfile: boolean },
+  viewer: Viewer | null,
+): boolean {
+  if (viewer && (viewer.admin || viewer.userId === user.id)) return true;
+  return user.state === 'active' && !user.privateProfile;
+}

@@ -1,0 +1,64 @@
+/** GitLab's offset pagination headers and Link header, built from the configured external URL. */
+import type { FastifyReply } from 'fastify';
+
+/** Credential parameters are never echoed into links (they would leak into logs and histories). */
+const DROPPED = new Set(['private_token', 'access_token', 'page', 'per_page']);
+
+export interface PageInfo {
+  page: number;
+  perPage: number;
+  /** null when the count is above the reporting cap. */
+  total: number | null;
+  hasNext: boolean;
+}
+
+/** `key=value` pairs sorted by key, encoded like Rails' `to_query`. */
+function toQuery(params: Record<string, string | string[]>): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(params).sort()) {
+    const value = params[key]!;
+    const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+    if (Array.isArray(value)) for (const v of value) parts.push(`${enc(key)}%5B%5D=${enc(v)}`);
+    else parts.push(`${enc(key)}=${enc(value)}`);
+  }
+  return parts.join('&');
+}
+
+export function setPaginationHeaders(
+  reply: FastifyReply,
+  info: PageInfo,
+  externalUrl: string,
+  path: string,
+  query: Record<string, unknown>,
+  defaults: Record<string, string>,
+): void {
+  const totalPages = info.total === null ? null : Math.max(Math.ceil(info.total / info.perPage), 1);
+  const outOfRange = totalPages !== null && info.page > totalPages;
+  const next = !outOfRange && info.hasNext ? String(info.page + 1) : '';
+  const prev = !outOfRange && info.page > 1 ? String(info.page - 1) : '';
+
+  const base: Record<string, string | string[]> = { ...defaults };
+  for (const [key, value] of Object.entries(query)) {
+    if (DROPPED.has(key)) continue;
+    if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+      base[key] = value as string | string[];
+    }
+  }
+  const link = (page: number, rel: string) =>
+    `<${externalUrl}${path}?${toQuery({ ...base, page: String(page), per_page: String(info.perPage) })}>; rel="${rel}"`;
+  const links: string[] = [];
+  if (prev) links.push(link(info.page - 1, 'prev'));
+  if (next) links.push(link(info.page + 1, 'next'));
+  links.push(link(1, 'first'));
+  if (totalPages !== null) links.push(link(totalPages, 'last'));
+
+  reply.header('x-page', String(info.page));
+  reply.header('x-per-page', String(info.perPage));
+  reply.header('x-next-page', next);
+  reply.header('x-prev-page', prev);
+  if (info.total !== null && totalPages !== null) {
+    reply.header('x-total', String(info.total));
+    reply.header('x-total-pages', String(totalPages));
+  }
+  reply.header('link', links.join(', '));
+}

@@ -1,0 +1,160 @@
+/** GitLab's REST entities (lib/api/entities): the JSON shapes, key order included. */
+import { createHash } from 'node:crypto';
+import type { EventView, NoteView, PushView } from '../services/activity.js';
+import { BLANK_SHA } from '../domain/vocabulary.js';
+import type { ProjectRow, UserRow } from '../store/schema.js';
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** GitLab's default avatar when none is uploaded: a Gravatar identicon of the e-mail. */
+export function avatarUrl(user: UserRow): string {
+  if (user.avatar_url) return user.avatar_url;
+  const hash = createHash('md5').update(user.email.trim().toLowerCase()).digest('hex');
+  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
+}
+
+export function userWebUrl(externalUrl: string, user: UserRow): string {
+  return `${externalUrl}/${user.username}`;
+}
+
+export function projectWebUrl(externalUrl: string, project: ProjectRow): string {
+  return `${externalUrl}/${project.full_path}`;
+}
+
+export function presentUserBasic(user: UserRow, externalUrl: string) {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    locked: false,
+    avatar_url: avatarUrl(user),
+    web_url: userWebUrl(externalUrl, user),
+  };
+}
+
+/** `GET /user`: UserPublic (what a token's owner sees about themselves). */
+export function presentCurrentUser(user: UserRow, externalUrl: string) {
+  return {
+    ...presentUserBasic(user, externalUrl),
+    created_at: iso(user.created_at),
+    bio: '',
+    location: '',
+    public_email: null,
+    linkedin: '',
+    twitter: '',
+    discord: '',
+    website_url: '',
+    organization: '',
+    job_title: '',
+    pronouns: null,
+    bot: false,
+    work_information: null,
+    local_time: null,
+    last_sign_in_at: null,
+    confirmed_at: iso(user.created_at),
+    last_activity_on: null,
+    email: user.email,
+    theme_id: 1,
+    color_scheme_id: 1,
+    projects_limit: 100000,
+    current_sign_in_at: null,
+    identities: [],
+    can_create_group: true,
+    can_create_project: true,
+    two_factor_enabled: user.two_factor_enabled === 1,
+    external: false,
+    private_profile: user.private_profile === 1,
+    commit_email: user.email,
+    is_admin: user.admin === 1,
+  };
+}
+
+function presentNote(note: NoteView, externalUrl: string) {
+  const n = note.row;
+  return {
+    id: n.id,
+    type: null,
+    body: n.body,
+    attachment: n.attachment,
+    author: note.author ? presentUserBasic(note.author, externalUrl) : null,
+    created_at: iso(n.created_at),
+    updated_at: iso(n.updated_at),
+    system: n.system === 1,
+    noteable_id: n.noteable_id,
+    noteable_type: n.noteable_type,
+    project_id: n.project_id,
+    resolvable: false,
+    confidential: false,
+    internal: false,
+    imported: false,
+    imported_from: 'none',
+    noteable_iid: note.noteableIid,
+    commands_changes: {},
+  };
+}
+
+const PUSH_DATA_COMMITS = 20;
+
+function fullRef(push: PushView): string {
+  return `${push.refType === 'tag' ? 'refs/tags/' : 'refs/heads/'}${push.ref}`;
+}
+
+/** The legacy push-hook `data` object the original specification shows. */
+function presentPushData(event: EventView, push: PushView, externalUrl: string) {
+  const project = event.project;
+  const host = new URL(externalUrl).host.replace(/:\d+$/, '');
+  return {
+    before: push.commitFrom ?? BLANK_SHA,
+    after: push.commitTo ?? BLANK_SHA,
+    ref: fullRef(push),
+    user_id: event.authorId,
+    user_name: event.author?.name ?? '',
+    repository: {
+      name: project.name,
+      url: `git@${host}:${project.full_path}.git`,
+      description: project.description,
+      homepage: projectWebUrl(externalUrl, project),
+    },
+    commits: push.commits.slice(-PUSH_DATA_COMMITS),
+    total_commits_count: push.commitCount,
+  };
+}
+
+function presentPushSummary(push: PushView) {
+  return {
+    commit_count: push.commitCount,
+    action: push.action,
+    ref_type: push.refType,
+    commit_from: push.commitFrom,
+    commit_to: push.commitTo,
+    ref: push.ref,
+    commit_title: push.commitTitle,
+    ref_count: null,
+  };
+}
+
+export function presentEvent(event: EventView, externalUrl: string) {
+  const out: Record<string, unknown> = {
+    id: event.id,
+    title: null,
+    project_id: event.projectId,
+    action_name: event.actionName,
+    target_id: event.targetId,
+    target_iid: event.targetIid,
+    target_type: event.targetType,
+    author_id: event.authorId,
+    data: event.push ? presentPushData(event, event.push, externalUrl) : null,
+    target_title: event.targetTitle,
+    created_at: iso(event.createdAt),
+  };
+  if (event.note) out.note = presentNote(event.note, externalUrl);
+  if (event.author) out.author = presentUserBasic(event.author, externalUrl);
+  out.imported = false;
+  out.imported_from = 'none';
+  if (event.push) out.push_data = presentPushSummary(event.push);
+  out.author_username = event.author?.username ?? null;
+  return out;
+}

@@ -1,0 +1,22 @@
+/** `GET /user` (the token's owner) and `GET /version`. */
+import type { FastifyInstance } from 'fastify';
+import { ENDPOINT_SCOPES } from '../domain/scopes.js';
+import type { Services } from '../services/container.js';
+import { authenticate } from './auth.js';
+import { presentCurrentUser } from './present.js';
+import { sendJson } from './respond.js';
+
+/** The GitLab API level pulsegate implements; clients use it for feature detection. */
+export const GITLAB_API_VERSION = '17.5.0';
+
+export function userRoutes(app: FastifyInstance, services: Services, revision: string): void {
+  app.get('/user', async (request, reply) => {
+    const principal = (await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true))!;
+    return sendJson(reply, 200, presentCurrentUser(principal.user, services.config.externalUrl));
+  });
+
+  app.get('/version', async (request, reply) => {
+    await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true);
+    return sendJson(reply, 200, { version: GITLAB_API_VERSION, revision, kas: { enabled: false } });
+  });
+}

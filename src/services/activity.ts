@@ -1,0 +1,349 @@
+/**
+ * The activity service: finds the source (user, project, viewer), applies filter and visibility
+ * through the store, pages, and hydrates events into face-neutral views. REST and GraphQL both
+ * call it; neither holds a rule of its own.
+ */
+import { NotFoundError } from '../domain/errors.js';
+import type { EventFilter } from '../domain/filters.js';
+import { MAX_COUNT, reportedTotal } from '../domain/pagination.js';
+import { canReadProject, canReadUserProfile, type Viewer } from '../domain/visibility.js';
+import {
+  type Action,
+  type PushAction,
+  type RefType,
+  actionFromCode,
+  actionName,
+} from '../domain/vocabulary.js';
+import type { EventQuery, EventSource } from '../store/events.js';
+import type {
+  EventRow,
+  NoteRow,
+  ProjectRow,
+  PushPayloadRow,
+  UserRow,
+} from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { CHECKPOINT, ListingCache } from './listing-cache.js';
+
+/** What to list: the viewer's own events, a user's, or a project's. */
+export type ActivitySource =
+  | { kind: 'viewer'; scope?: string | undefined }
+  | { kind: 'user'; idOrUsername: string }
+  | { kind: 'project'; idOrPath: string };
+
+export interface Commit {
+  id: string;
+  message: string;
+  timestamp: string;
+  url: string;
+  author: { name: string; email: string };
+}
+
+export interface PushView {
+  action: PushAction;
+  refType: RefType;
+  /** Short ref name. */
+  ref: string;
+  commitFrom: string | null;
+  commitTo: string | null;
+  commitCount: number;
+  commitTitle: string | null;
+  commits: Commit[];
+}
+
+export interface EventView {
+  id: number;
+  projectId: number;
+  project: ProjectRow;
+  action: Action;
+  actionName: string;
+  targetType: string | null;
+  targetId: number | null;
+  targetIid: number | null;
+  targetTitle: string | null;
+  authorId: number;
+  author: UserRow | null;
+  createdAt: number;
+  note: NoteView | null;
+  push: PushView | null;
+}
+
+export interface NoteView {
+  row: NoteRow;
+  author: UserRow | null;
+  noteableIid: number | null;
+}
+
+export interface OffsetListing {
+  events: EventView[];
+  /** Exact count, or null above the reporting cap. */
+  total: number | null;
+  hasNext: boolean;
+}
+
+export interface ResolvedProject {
+  project: ProjectRow;
+  accessLevel: number | null;
+}
+
+const NUMERIC_ID = /^\d+$/;
+const SIGNED_NUMERIC_ID = /^-?\d+$/;
+
+export class ActivityService {
+  private readonly cache: ListingCache;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {
+    this.cache = new ListingCache(() => store.dataVersion());
+  }
+
+  /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
+  async findUser(idOrUsername: string): Promise<UserRow> {
+    const user = NUMERIC_ID.test(idOrUsername)
+      ? Number.isSafeInteger(Number(idOrUsername))
+        ? await this.store.users.byId(Number(idOrUsername))
+        : undefined
+      : await this.store.users.byUsername(idOrUsername);
+    if (!user) throw new NotFoundError('User');
+    return user;
+  }
+
+  /** `:id` of `/projects/:id`: a number, or a full path containing '/'. Unreadable = not found. */
+  async findProject(idOrPath: string, viewer: Viewer | null): Promise<ResolvedProject> {
+    let project: ProjectRow | undefined;
+    if (SIGNED_NUMERIC_ID.test(idOrPath)) {
+      const id = Number(idOrPath);
+      project = Number.isSafeInteger(id) ? await this.store.projects.byId(id) : undefined;
+    } else if (idOrPath.includes('/')) {
+      project = await this.store.projects.byFullPath(idOrPath);
+    }
+    if (!project) throw new NotFoundError('Project');
+    const accessLevel = viewer ? await this.store.projects.accessLevel(project.id, viewer.userId) : null;
+    if (!canReadProject(project.visibility as never, viewer, accessLevel)) throw new NotFoundError('Project');
+    return { project, accessLevel };
+  }
+
+  /**
+   * Resolves a source to a store query, or to null when the answer is an empty list (a private or
+   * blocked profile answers `[]`, not 404, as GitLab does).
+   */
+  async query(source: ActivitySource, filter: EventFilter, viewer: Viewer | null): Promise<EventQuery | null> {
+    let storeSource: EventSource;
+    if (source.kind === 'viewer') {
+      if (!viewer) throw new Error('viewer source needs an authenticated viewer');
+      storeSource =
+        source.scope === 'all'
+          ? { kind: 'memberships', userId: viewer.userId }
+          : { kind: 'author', userId: viewer.userId };
+    } else if (source.kind === 'user') {
+      const user = await this.findUser(source.idOrUsername);
+      const profile = { id: user.id, state: user.state, privateProfile: user.private_profile === 1 };
+      if (!canReadUserProfile(profile, viewer)) return null;
+      storeSource = { kind: 'author', userId: user.id };
+    } else {
+      const { project, accessLevel } = await this.findProject(source.idOrPath, viewer);
+      storeSource = { kind: 'project', projectId: project.id, visibility: project.visibility, accessLevel };
+    }
+    return { source: storeSource, filter, viewer };
+  }
+
+  /** Offset pagination as REST serves it. */
+  async listPage(
+    source: ActivitySource,
+    filter: EventFilter,
+    viewer: Viewer | null,
+    page: { page: number; perPage: number },
+  ): Promise<OffsetListing> {
+    const q = await this.query(source, filter, viewer);
+    if (!q) return { events: [], total: 0, hasNext: false };
+    const now = this.clock.now();
+    const entry = this.cache.entry(cacheKey(q), now);
+    if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
+    const total = reportedTotal(entry.count);
+    const offset = (page.page - 1) * page.perPage;
+    // A known count past the end: no need to ask the database.
+    if (total !== null && offset >= total) return { events: [], total, hasNext: false };
+    const { fromId, skip } = await this.seek(q, entry.checkpoints, offset);
+    const rows =
+      fromId === undefined
+        ? []
+        : await this.store.events.list(q, { kind: 'offset', offset: skip, limit: page.perPage + 1 }, fromId);
+    const hasNext = rows.length > page.perPage;
+    return { events: await this.hydrate(rows.slice(0, page.perPage)), total, hasNext };
+  }
+
+  /** Keyset pagination as GraphQL serves it (cursor = event id). */
+  async listWindow(
+    q: EventQuery,
+    window: { afterId?: number; beforeId?: number; limit: number; reverse?: boolean },
+  ): Promise<EventRow[]> {
+    return this.store.events.list(q, { kind: 'keyset', ...window });
+  }
+
+  /** The capped count of a query (null above the cap), cached like REST's. */
+  async total(q: EventQuery): Promise<number | null> {
+    const entry = this.cache.entry(cacheKey(q), this.clock.now());
+    if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
+    return reportedTotal(entry.count);
+  }
+
+  /**
+   * Where to start walking for `offset`: the nearest checkpoint at or before it, placing missing
+   * checkpoints on the way. `fromId` undefined means the offset is past the last row.
+   */
+  private async seek(
+    q: EventQuery,
+    checkpoints: Map<number, number>,
+    offset: number,
+  ): Promise<{ fromId: number | null | undefined; skip: number }> {
+    const target = Math.floor(offset / CHECKPOINT);
+    if (target === 0) return { fromId: null, skip: offset };
+    let k = target;
+    while (k > 0 && !checkpoints.has(k)) k--;
+    let fromId: number | null = k === 0 ? null : checkpoints.get(k)!;
+    // Offsets beyond the count cap are placed in one step: there is nothing cheaper to reuse.
+    const id = await this.store.events.idAt(q, fromId, (target - k) * CHECKPOINT);
+    if (id === null) return { fromId: undefined, skip: 0 };
+    checkpoints.set(target, id);
+    fromId = id;
+    return { fromId, skip: offset - target * CHECKPOINT };
+  }
+
+  /** Batch-loads everything an event view needs: one query per kind of thing, not per event. */
+  async hydrate(rows: readonly EventRow[]): Promise<EventView[]> {
+    if (rows.length === 0) return [];
+    const ids = (type: string) =>
+      unique(rows.filter((r) => r.target_type === type && r.target_id !== null).map((r) => r.target_id!));
+    const pushIds = rows.filter((r) => r.action === 5).map((r) => r.id);
+    const [issues, mrs, milestones, snippets, notes, payloads, projects] = await Promise.all([
+      this.store.content.issues(ids('Issue')),
+      this.store.content.mergeRequests(ids('MergeRequest')),
+      this.store.content.milestones(ids('Milestone')),
+      this.store.content.snippets(ids('Snippet')),
+      this.store.content.notes(ids('Note')),
+      this.store.content.pushPayloads(pushIds),
+      this.store.projects.byIds(unique(rows.map((r) => r.project_id).concat(ids('Project')))),
+    ]);
+    const noteIssueIds = notes.filter((n) => n.noteable_type === 'Issue').map((n) => n.noteable_id);
+    const noteMrIds = notes.filter((n) => n.noteable_type === 'MergeRequest').map((n) => n.noteable_id);
+    const [noteIssues, noteMrs, users] = await Promise.all([
+      this.store.content.issues(unique(noteIssueIds)),
+      this.store.content.mergeRequests(unique(noteMrIds)),
+      this.store.users.byIds(
+        unique(rows.map((r) => r.author_id).concat(ids('User'), notes.map((n) => n.author_id))),
+      ),
+    ]);
+    const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+    const issueMap = byId(issues.concat(noteIssues));
+    const mrMap = byId(mrs.concat(noteMrs));
+    const milestoneMap = byId(milestones);
+    const snippetMap = byId(snippets);
+    const noteMap = byId(notes);
+    const projectMap = byId(projects);
+    const userMap = byId(users);
+    const payloadMap = new Map(payloads.map((p) => [p.event_id, p]));
+
+    return rows.map((row) => {
+      const action = actionFromCode(row.action);
+      const push = payloadMap.get(row.id);
+      const pushView = push ? toPushView(push) : null;
+      let targetIid: number | null = row.target_id;
+      let targetTitle: string | null = null;
+      let note: NoteView | null = null;
+      const tid = row.target_id;
+      if (tid !== null) {
+        switch (row.target_type) {
+          case 'Issue': {
+            const t = issueMap.get(tid);
+            if (t) [targetIid, targetTitle] = [t.iid, t.title];
+            break;
+          }
+          case 'MergeRequest': {
+            const t = mrMap.get(tid);
+            if (t) [targetIid, targetTitle] = [t.iid, t.title];
+            break;
+          }
+          case 'Milestone': {
+            const t = milestoneMap.get(tid);
+            if (t) [targetIid, targetTitle] = [t.iid, t.title];
+            break;
+          }
+          case 'Snippet':
+            targetTitle = snippetMap.get(tid)?.title ?? null;
+            break;
+          case 'Project':
+            targetTitle = projectMap.get(tid)?.name ?? null;
+            break;
+          case 'User':
+            targetTitle = userMap.get(tid)?.name ?? null;
+            break;
+          case 'Note': {
+            const n = noteMap.get(tid);
+            if (n) {
+              const noteable =
+                n.noteable_type === 'Issue'
+                  ? issueMap.get(n.noteable_id)
+                  : n.noteable_type === 'MergeRequest'
+                    ? mrMap.get(n.noteable_id)
+                    : undefined;
+              note = { row: n, author: userMap.get(n.author_id) ?? null, noteableIid: noteable?.iid ?? null };
+            }
+            break;
+          }
+          default:
+            break;
+        }
+      }
+      return {
+        id: row.id,
+        projectId: row.project_id,
+        project: projectMap.get(row.project_id)!,
+        action,
+        actionName: actionName(action, row.target_type, pushView?.action ?? null),
+        targetType: row.target_type,
+        targetId: row.target_id,
+        targetIid: row.target_id === null ? null : targetIid,
+        targetTitle,
+        authorId: row.author_id,
+        author: userMap.get(row.author_id) ?? null,
+        createdAt: row.created_at,
+        note,
+        push: pushView,
+      };
+    });
+  }
+}
+
+function unique(values: number[]): number[] {
+  return [...new Set(values)];
+}
+
+function toPushView(row: PushPayloadRow): PushView {
+  return {
+    action: row.action as PushAction,
+    refType: row.ref_type as RefType,
+    ref: row.ref,
+    commitFrom: row.commit_from,
+    commitTo: row.commit_to,
+    commitCount: row.commit_count,
+    commitTitle: row.commit_title,
+    commits: JSON.parse(row.commits) as Commit[],
+  };
+}
+
+/** Everything that changes a listing's rows, as a stable key. */
+function cacheKey(q: EventQuery): string {
+  const f = q.filter;
+  return [
+    JSON.stringify(q.source),
+    q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}` : '-',
+    f.action ?? '',
+    f.targetType ?? '',
+    f.createdBefore ?? '',
+    f.createdFrom ?? '',
+    f.sort,
+  ].join('|');
+}

@@ -1,0 +1,101 @@
+/**
+ * Opens the database named by a URL: `sqlite:<path>` (the default, embedded) or `postgres://…`.
+ * Nothing outside store/ knows which dialect runs.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Connection {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** A value that changes whenever any connection commits a write; null where none is cheap. */
+  dataVersion(): number | null;
+  close(): Promise<void>;
+}
+
+export interface ParsedUrl {
+  dialect: Dialect;
+  /** SQLite file path, or the PostgreSQL connection string without our own `schema` parameter. */
+  target: string;
+  /** PostgreSQL schema to use (created when missing); tests give each run its own. */
+  schema?: string;
+}
+
+export function parseDatabaseUrl(url: string): ParsedUrl {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const parsed = new URL(url);
+    const schema = parsed.searchParams.get('schema') ?? undefined;
+    parsed.searchParams.delete('schema');
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw new Error(`invalid schema name in DATABASE_URL: ${schema}`);
+    }
+    return { dialect: 'postgres', target: parsed.toString(), ...(schema ? { schema } : {}) };
+  }
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (!path) throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/pg.db');
+    return { dialect: 'sqlite', target: path };
+  }
+  throw new Error(`unsupported DATABASE_URL (use sqlite:<path> or postgres://…): ${url}`);
+}
+
+export async function openDatabase(url: string): Promise<Connection> {
+  const parsed = parseDatabaseUrl(url);
+  return parsed.dialect === 'sqlite' ? openSqlite(parsed.target) : openPostgres(parsed);
+}
+
+function openSqlite(path: string): Connection {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  // WAL + NORMAL is durable across process crashes (only an OS crash can lose the last commit).
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('cache_size = -65536');
+  const versionStmt = sqlite.prepare('PRAGMA data_version').pluck();
+  const changes = sqlite.prepare('SELECT total_changes()').pluck();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    // data_version moves on commits by other connections, total_changes on our own.
+    dataVersion: () => (versionStmt.get() as number) * 1e9 + (changes.get() as number),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
+  const types = {
+    getTypeParser(oid: number, format?: string) {
+      // int8 (counts, epoch ms) as numbers: every value we store fits in 2^53.
+      if (oid === 20) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format as 'text');
+    },
+  };
+  const options = parsed.schema ? `-c search_path=${parsed.schema}` : undefined;
+  if (parsed.schema) {
+    const client = new pg.Client({ connectionString: parsed.target });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${parsed.schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: parsed.target,
+    types: types as never,
+    max: 10,
+    ...(options ? { options } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  return { db, dialect: 'postgres', dataVersion: () => null, close: () => db.destroy() };
+}

@@ -1,0 +1,163 @@
+/** Users, projects and their content, events and personal access tokens. */
+import { type Kysely, sql } from 'kysely';
+import { type MigrationContext, idColumn } from './helpers.js';
+
+export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
+  await db.schema
+    .createTable('users')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('username', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('email', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
+    .addColumn('password_hash', 'text')
+    .addColumn('admin', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('two_factor_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('otp_secret', 'text')
+    .addColumn('otp_recovery_digests', 'text')
+    .addColumn('private_profile', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('avatar_url', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await sql`CREATE UNIQUE INDEX users_username_lower ON users (lower(username))`.execute(db);
+  await sql`CREATE UNIQUE INDEX users_email_lower ON users (lower(email))`.execute(db);
+
+  await db.schema
+    .createTable('projects')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('namespace', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('full_path', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('visibility', 'text', (c) => c.notNull())
+    .addColumn('creator_id', 'integer', (c) => c.notNull().references('users.id'))
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await sql`CREATE UNIQUE INDEX projects_full_path_lower ON projects (lower(full_path))`.execute(db);
+
+  await db.schema
+    .createTable('project_members')
+    .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+    .addColumn('access_level', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('project_members_pk', ['project_id', 'user_id'])
+    .execute();
+  await db.schema
+    .createIndex('project_members_user')
+    .on('project_members')
+    .columns(['user_id', 'project_id', 'access_level'])
+    .execute();
+
+  for (const table of ['issues', 'merge_requests'] as const) {
+    let builder = db.schema
+      .createTable(table)
+      .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+      .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
+      .addColumn('iid', 'integer', (c) => c.notNull())
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull());
+    if (table === 'issues') {
+      builder = builder.addColumn('confidential', 'integer', (c) => c.notNull().defaultTo(0));
+    }
+    await builder.execute();
+    await db.schema
+      .createIndex(`${table}_project_iid`)
+      .unique()
+      .on(table)
+      .columns(['project_id', 'iid'])
+      .execute();
+  }
+
+  await db.schema
+    .createTable('milestones')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
+    .addColumn('iid', 'integer', (c) => c.notNull())
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('snippets')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('project_id', 'integer', (c) => c.references('projects.id'))
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
+    .addColumn('visibility', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('notes')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
+    .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('noteable_type', 'text', (c) => c.notNull())
+    .addColumn('noteable_id', 'integer', (c) => c.notNull())
+    .addColumn('system', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('attachment', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('events')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
+    .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
+    .addColumn('action', 'integer', (c) => c.notNull())
+    .addColumn('target_type', 'text')
+    .addColumn('target_id', 'integer')
+    .addColumn('issue_id', 'integer')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  // Every listing walks one of these backwards (or forwards for sort=asc) by id: the source column
+  // first, optionally the action, then id. Target-type filters ride on the same walk.
+  await db.schema.createIndex('events_project_id').on('events').columns(['project_id', 'id']).execute();
+  await db.schema.createIndex('events_author_id').on('events').columns(['author_id', 'id']).execute();
+  await db.schema
+    .createIndex('events_project_action_id')
+    .on('events')
+    .columns(['project_id', 'action', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('events_author_action_id')
+    .on('events')
+    .columns(['author_id', 'action', 'id'])
+    .execute();
+
+  await db.schema
+    .createTable('push_event_payloads')
+    .addColumn('event_id', 'integer', (c) => c.primaryKey().references('events.id'))
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('ref_type', 'text', (c) => c.notNull())
+    .addColumn('ref', 'text', (c) => c.notNull())
+    .addColumn('commit_from', 'text')
+    .addColumn('commit_to', 'text')
+    .addColumn('commit_count', 'integer', (c) => c.notNull())
+    .addColumn('commit_title', 'text')
+    .addColumn('commits', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('personal_access_tokens')
+    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('token_digest', 'text', (c) => c.notNull().unique())
+    .addColumn('scopes', 'text', (c) => c.notNull())
+    .addColumn('expires_at', 'text')
+    .addColumn('revoked', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_used_at', 'bigint')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('personal_access_tokens_user')
+    .on('personal_access_tokens')
+    .column('user_id')
+    .execute();
+}

@@ -1,0 +1,14 @@
+/**
+ * Migrations are code, in order. Each module exports `up(db, ctx)`; add new ones at the end of the
+ * list and never edit an applied one.
+ */
+import type { Kysely } from 'kysely';
+import * as core from './001_core.js';
+import type { MigrationContext } from './helpers.js';
+
+export interface CodeMigration {
+  name: string;
+  up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>;
+}
+
+export const MIGRATIONS: CodeMigration[] = [{ name: '001_core', up: core.up }];

@@ -1,0 +1,46 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database, ProjectRow } from './schema.js';
+
+export class ProjectStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  byId(id: number): Promise<ProjectRow | undefined> {
+    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  byIds(ids: readonly number[]): Promise<ProjectRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('projects').selectAll().where('id', 'in', [...ids]).execute();
+  }
+
+  /** Case-insensitive full path (`group/sub/project`). */
+  byFullPath(fullPath: string): Promise<ProjectRow | undefined> {
+    return this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  async accessLevel(projectId: number, userId: number): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('project_members')
+      .select('access_level')
+      .where('project_id', '=', projectId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row ? row.access_level : null;
+  }
+
+  /** Access levels of one user in many projects (for per-request batching). */
+  async accessLevels(userId: number, projectIds: readonly number[]): Promise<Map<number, number>> {
+    if (projectIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('project_members')
+      .select(['project_id', 'access_level'])
+      .where('user_id', '=', userId)
+      .where('project_id', 'in', [...projectIds])
+      .execute();
+    return new Map(rows.map((r) => [r.project_id, r.access_level]));
+  }
+}

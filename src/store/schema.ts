@@ -1,0 +1,169 @@
+/**
+ * The one typed schema both dialects share. Why integers for flags and times: SQLite has no
+ * boolean or timestamptz, and storing 0/1 and epoch milliseconds in both dialects makes exports and
+ * API responses byte-identical across them.
+ */
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** 0 or 1. */
+export type Flag = number;
+/** Milliseconds since the Unix epoch, UTC. */
+export type EpochMs = number;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  name: string;
+  email: string;
+  state: string;
+  password_hash: string | null;
+  admin: Flag;
+  two_factor_enabled: Flag;
+  /** TOTP secret (base32); needed in clear to verify codes, never exported in clear elsewhere. */
+  otp_secret: string | null;
+  /** Space-separated SHA-256 digests of unused recovery codes. */
+  otp_recovery_digests: string | null;
+  private_profile: Flag;
+  avatar_url: string | null;
+  created_at: EpochMs;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  namespace: string;
+  path: string;
+  /** namespace + '/' + path; looked up case-insensitively. */
+  full_path: string;
+  name: string;
+  description: string;
+  visibility: string;
+  creator_id: number;
+  created_at: EpochMs;
+}
+
+export interface ProjectMembersTable {
+  project_id: number;
+  user_id: number;
+  access_level: number;
+}
+
+export interface IssuesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  author_id: number;
+  confidential: Flag;
+  state: string;
+  created_at: EpochMs;
+}
+
+export interface MergeRequestsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  author_id: number;
+  state: string;
+  created_at: EpochMs;
+}
+
+export interface MilestonesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  created_at: EpochMs;
+}
+
+export interface SnippetsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  title: string;
+  author_id: number;
+  visibility: string;
+  created_at: EpochMs;
+}
+
+export interface NotesTable {
+  id: Generated<number>;
+  project_id: number;
+  author_id: number;
+  body: string;
+  noteable_type: string;
+  noteable_id: number;
+  system: Flag;
+  attachment: string | null;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  project_id: number;
+  author_id: number;
+  /** GitLab's action enum value (see domain/vocabulary). */
+  action: number;
+  target_type: string | null;
+  target_id: number | null;
+  /**
+   * The issue this event concerns (target issue, or the issue a target note is on), kept so that
+   * the confidentiality check is one indexed lookup instead of a join through notes.
+   */
+  issue_id: number | null;
+  created_at: EpochMs;
+}
+
+export interface PushEventPayloadsTable {
+  event_id: number;
+  action: string;
+  ref_type: string;
+  /** Short ref name (without refs/heads/ or refs/tags/). */
+  ref: string;
+  commit_from: string | null;
+  commit_to: string | null;
+  commit_count: number;
+  commit_title: string | null;
+  /** JSON array of at most the 20 newest commits, oldest first. */
+  commits: string;
+}
+
+export interface PersonalAccessTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_digest: string;
+  /** Space-separated scopes. */
+  scopes: string;
+  /** `YYYY-MM-DD`; the token works through the end of that day (UTC). */
+  expires_at: string | null;
+  revoked: Flag;
+  last_used_at: EpochMs | null;
+  created_at: EpochMs;
+}
+
+export interface Database {
+  users: UsersTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  issues: IssuesTable;
+  merge_requests: MergeRequestsTable;
+  milestones: MilestonesTable;
+  snippets: SnippetsTable;
+  notes: NotesTable;
+  events: EventsTable;
+  push_event_payloads: PushEventPayloadsTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type IssueRow = Selectable<IssuesTable>;
+export type MergeRequestRow = Selectable<MergeRequestsTable>;
+export type MilestoneRow = Selectable<MilestonesTable>;
+export type SnippetRow = Selectable<SnippetsTable>;
+export type NoteRow = Selectable<NotesTable>;
+export type EventRow = Selectable<EventsTable>;
+export type PushPayloadRow = Selectable<PushEventPayloadsTable>;
+export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
+export type NewEvent = Insertable<EventsTable>;

@@ -1,0 +1,51 @@
+/** The store: one connection and the per-concept stores built on it. */
+import { ContentStore } from './content.js';
+import { type Connection, openDatabase } from './database.js';
+import { EventStore } from './events.js';
+import { migrate } from './migrate.js';
+import { ProjectStore } from './projects.js';
+import { TokenStore } from './tokens.js';
+import { UserStore } from './users.js';
+
+export class Store {
+  readonly events: EventStore;
+  readonly users: UserStore;
+  readonly projects: ProjectStore;
+  readonly content: ContentStore;
+  readonly tokens: TokenStore;
+
+  constructor(readonly conn: Connection) {
+    this.events = new EventStore(conn.db);
+    this.users = new UserStore(conn.db);
+    this.projects = new ProjectStore(conn.db);
+    this.content = new ContentStore(conn.db);
+    this.tokens = new TokenStore(conn.db);
+  }
+
+  get db() {
+    return this.conn.db;
+  }
+
+  get dialect() {
+    return this.conn.dialect;
+  }
+
+  /** Changes whenever any process commits to the database; null where that cannot be observed. */
+  dataVersion(): number | null {
+    return this.conn.dataVersion();
+  }
+
+  migrate() {
+    return migrate(this.conn);
+  }
+
+  close() {
+    return this.conn.close();
+  }
+}
+
+export async function openStore(url: string, options: { migrate?: boolean } = {}): Promise<Store> {
+  const store = new Store(await openDatabase(url));
+  if (options.migrate !== false) await store.migrate();
+  return store;
+}

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Database, PersonalAccessTokenRow } from './schema.js';
+
+export class TokenStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  byDigest(tokenDigest: string): Promise<PersonalAccessTokenRow | undefined> {
+    return this.db
+      .selectFrom('personal_access_tokens')
+      .selectAll()
+      .where('token_digest', '=', tokenDigest)
+      .executeTakeFirst();
+  }
+
+  forUser(userId: number): Promise<PersonalAccessTokenRow[]> {
+    return this.db
+      .selectFrom('personal_access_tokens')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
+  async create(token: {
+    userId: number;
+    name: string;
+    tokenDigest: string;
+    scopes: readonly string[];
+    expiresAt: string | null;
+    createdAt: number;
+  }): Promise<PersonalAccessTokenRow> {
+    return this.db
+      .insertInto('personal_access_tokens')
+      .values({
+        user_id: token.userId,
+        name: token.name,
+        token_digest: token.tokenDigest,
+        scopes: token.scopes.join(' '),
+        expires_at: token.expiresAt,
+        revoked: 0,
+        created_at: token.createdAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async revoke(id: number, userId: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('personal_access_tokens')
+      .set({ revoked: 1 })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async touch(id: number, at: number): Promise<void> {
+    await this.db
+      .updateTable('personal_access_tokens')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,72 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database, UserRow } from './schema.js';
+
+export class UserStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  byId(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  byIds(ids: readonly number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('users').selectAll().where('id', 'in', [...ids]).execute();
+  }
+
+  /** Case-insensitive, as GitLab looks usernames up. */
+  byUsername(username: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql`lower(username)`, '=', username.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  /** A username or an e-mail address (sign-in and the password grant accept either). */
+  byLogin(login: string): Promise<UserRow | undefined> {
+    const lower = login.toLowerCase();
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where((eb) => eb.or([eb(sql`lower(username)`, '=', lower), eb(sql`lower(email)`, '=', lower)]))
+      .executeTakeFirst();
+  }
+
+  async create(user: {
+    username: string;
+    name: string;
+    email: string;
+    passwordHash: string | null;
+    admin?: boolean;
+    createdAt: number;
+  }): Promise<UserRow> {
+    const row = await this.db
+      .insertInto('users')
+      .values({
+        username: user.username,
+        name: user.name,
+        email: user.email,
+        state: 'active',
+        password_hash: user.passwordHash,
+        admin: user.admin ? 1 : 0,
+        two_factor_enabled: 0,
+        private_profile: 0,
+        created_at: user.createdAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return row;
+  }
+
+  async update(
+    id: number,
+    changes: Partial<
+      Pick<
+        UserRow,
+        'password_hash' | 'two_factor_enabled' | 'otp_secret' | 'otp_recovery_digests' | 'state'
+      >
+    >,
+  ): Promise<void> {
+    await this.db.updateTable('users').set(changes).where('id', '=', id).execute();
+  }
+}
