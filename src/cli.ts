@@ -52,7 +52,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve': {
-      const { values } = parseArgs({ args: rest, options: { ...COMMON, demo: { type: 'boolean' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { ...COMMON, demo: { type: 'boolean' } },
+      });
       const config = loadConfig(configInput(values));
       const { app } = await buildServer({ config });
       await app.listen({ host: config.host, port: config.port });
@@ -87,12 +90,19 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || (error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof ConfigError ||
+      (error instanceof Error &&
+        'code' in error &&
+        String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       process.stderr.write(`pulsegate: ${error.message}\n`);
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`pulsegate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `pulsegate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

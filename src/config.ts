@@ -38,7 +38,9 @@ export interface ConfigInput {
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const host = flags.host ?? env.HOST ?? '127.0.0.1';
   const port = parsePort(flags.port ?? env.PORT ?? 3000);
-  const databaseUrl = normalizeDatabaseUrl(flags.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  const databaseUrl = normalizeDatabaseUrl(
+    flags.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+  );
   const externalRaw =
     flags.externalUrl ?? env.PULSEGATE_EXTERNAL_URL ?? `http://${hostForUrl(host)}:${port}`;
   const externalUrl = parseExternalUrl(externalRaw);
@@ -46,7 +48,9 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}: ${logLevel}`);
   }
-  const graphqlEngine = (flags.graphqlEngine ?? env.PULSEGATE_GRAPHQL_ENGINE ?? 'mercurius') as GraphqlEngine;
+  const graphqlEngine = (flags.graphqlEngine ??
+    env.PULSEGATE_GRAPHQL_ENGINE ??
+    'mercurius') as GraphqlEngine;
   if (graphqlEngine !== 'mercurius' && graphqlEngine !== 'apollo') {
     throw new ConfigError(`graphql engine must be mercurius or apollo: ${String(graphqlEngine)}`);
   }
@@ -54,7 +58,8 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   if (!Number.isInteger(rateLimit) || rateLimit < 0) {
     throw new ConfigError(`rate limit must be a whole number of requests per minute: ${rateLimit}`);
   }
-  const ropc = flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
+  const ropc =
+    flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
   return {
     host,
     port,
@@ -91,7 +96,8 @@ function parseExternalUrl(value: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`external URL must be http or https: ${value}`);
   }
-  if (url.search || url.hash) throw new ConfigError(`external URL must not have a query or fragment: ${value}`);
+  if (url.search || url.hash)
+    throw new ConfigError(`external URL must not have a query or fragment: ${value}`);
   return url.toString().replace(/\/+$/, '');
 }
 

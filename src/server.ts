@@ -20,7 +20,9 @@ import { type Services, createServices } from './services/container.js';
 import { type Store, openStore } from './store/store.js';
 
 export const PACKAGE_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
 ).version;
 
 export interface BuildOptions {
@@ -37,7 +39,8 @@ export interface Server {
   services: Services;
 }
 
-const SECRET_PARAMS = /([?&](?:private_token|access_token|bearer_token|code|client_secret|password|refresh_token)=)[^&]*/gi;
+const SECRET_PARAMS =
+  /([?&](?:private_token|access_token|bearer_token|code|client_secret|password|refresh_token)=)[^&]*/gi;
 
 /** Request URLs in logs never carry credentials. */
 export function redactUrl(url: string): string {
@@ -97,21 +100,24 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   await app.register(
     async (api) => {
       if (config.rateLimit > 0) {
-        api.addHook('onRequest', api.rateLimit({
-          max: config.rateLimit,
-          timeWindow: 60_000,
-          // One budget per token (digested) or, for anonymous calls, per address.
-          keyGenerator: (request) => {
-            const token =
-              request.headers['private-token'] ?? request.headers.authorization ?? undefined;
-            return typeof token === 'string' ? `t:${digest(token)}` : `ip:${request.ip}`;
-          },
-          errorResponseBuilder: (_request, context) => ({
-            statusCode: 429,
-            error: `Rate limit exceeded: ${context.max} requests per minute. Retry later.`,
-            message: '429 Too Many Requests',
+        api.addHook(
+          'onRequest',
+          api.rateLimit({
+            max: config.rateLimit,
+            timeWindow: 60_000,
+            // One budget per token (digested) or, for anonymous calls, per address.
+            keyGenerator: (request) => {
+              const token =
+                request.headers['private-token'] ?? request.headers.authorization ?? undefined;
+              return typeof token === 'string' ? `t:${digest(token)}` : `ip:${request.ip}`;
+            },
+            errorResponseBuilder: (_request, context) => ({
+              statusCode: 429,
+              error: `Rate limit exceeded: ${context.max} requests per minute. Retry later.`,
+              message: '429 Too Many Requests',
+            }),
           }),
-        }));
+        );
       }
       await api.register(restApi(services, PACKAGE_VERSION));
     },

@@ -48,7 +48,8 @@ export class UnauthenticatedError extends DomainError {
   }
 }
 
-export const TOKEN_EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.';
+export const TOKEN_EXPIRED =
+  'Token is expired. You can either do re-authorization or token refresh.';
 export const TOKEN_REVOKED = 'Token was revoked. You have to re-authorize from the user.';
 
 /** An expired or revoked token: RFC 6750 `invalid_token`. */

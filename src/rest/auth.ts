@@ -17,7 +17,8 @@ function single(value: unknown): string | undefined {
 export function presentedCredentials(request: FastifyRequest): PresentedCredentials {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const authorization = request.headers.authorization;
-  const bearer = typeof authorization === 'string' ? BEARER.exec(authorization)?.[1]?.trim() : undefined;
+  const bearer =
+    typeof authorization === 'string' ? BEARER.exec(authorization)?.[1]?.trim() : undefined;
   return {
     privateTokenHeader: single(request.headers['private-token']),
     privateTokenParam: single(query.private_token),

@@ -10,8 +10,13 @@ import {
 } from '../domain/errors.js';
 import { sendJson } from './respond.js';
 
-export function restErrorBody(error: DomainError): { status: number; body: object; headers: Record<string, string> } {
-  if (error instanceof ValidationError) return { status: 400, body: { error: error.message }, headers: {} };
+export function restErrorBody(error: DomainError): {
+  status: number;
+  body: object;
+  headers: Record<string, string>;
+} {
+  if (error instanceof ValidationError)
+    return { status: 400, body: { error: error.message }, headers: {} };
   if (error instanceof InvalidTokenError) {
     return {
       status: 401,
@@ -33,9 +38,14 @@ export function restErrorBody(error: DomainError): { status: number; body: objec
     };
   }
   if (error instanceof InvalidRequestError) {
-    return { status: 400, body: { error: 'invalid_request', error_description: error.description }, headers: {} };
+    return {
+      status: 400,
+      body: { error: 'invalid_request', error_description: error.description },
+      headers: {},
+    };
   }
-  if (error instanceof ForbiddenError) return { status: 403, body: { message: error.message }, headers: {} };
+  if (error instanceof ForbiddenError)
+    return { status: 403, body: { message: error.message }, headers: {} };
   return { status: error.status, body: { message: error.message }, headers: {} };
 }
 
@@ -49,7 +59,11 @@ export function replyWithError(reply: FastifyReply, error: DomainError): Fastify
  * The API's error handler: domain errors in GitLab's shapes; framework 4xx (bad JSON, bad URL,
  * wrong media type, too large) as `{"error": …}`; anything else a 500 without internals.
  */
-export function restErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function restErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   if (error instanceof DomainError) return replyWithError(reply, error);
   const status = error.statusCode ?? 500;
   if (status === 429) {

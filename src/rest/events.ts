@@ -15,7 +15,10 @@ import { setPaginationHeaders } from './pagination.js';
 import { presentEvent } from './present.js';
 import { sendJson } from './respond.js';
 
-type Query = RawEventFilter & { page?: string; per_page?: string; scope?: unknown } & Record<string, unknown>;
+type Query = RawEventFilter & { page?: string; per_page?: string; scope?: unknown } & Record<
+    string,
+    unknown
+  >;
 
 /** Pagination and filter parameters validated together, so one 400 names every bad one. */
 function parseParams(query: Query): { filter: EventFilter; page: OffsetPage } {
@@ -71,10 +74,13 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
     return list(request, reply, { kind: 'viewer', scope }, principal);
   });
 
-  app.get<{ Querystring: Query; Params: { id: string } }>('/users/:id/events', async (request, reply) => {
-    const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
-    return list(request, reply, { kind: 'user', idOrUsername: request.params.id }, principal);
-  });
+  app.get<{ Querystring: Query; Params: { id: string } }>(
+    '/users/:id/events',
+    async (request, reply) => {
+      const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
+      return list(request, reply, { kind: 'user', idOrUsername: request.params.id }, principal);
+    },
+  );
 
   const projectEvents = async (
     request: FastifyRequest<{ Querystring: Query; Params: { id: string } }>,

@@ -40,7 +40,10 @@ export function setPaginationHeaders(
   const base: Record<string, string | string[]> = { ...defaults };
   for (const [key, value] of Object.entries(query)) {
     if (DROPPED.has(key)) continue;
-    if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+    if (
+      typeof value === 'string' ||
+      (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+    ) {
       base[key] = value as string | string[];
     }
   }

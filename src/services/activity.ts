@@ -15,13 +15,7 @@ import {
   actionName,
 } from '../domain/vocabulary.js';
 import type { EventQuery, EventSource } from '../store/events.js';
-import type {
-  EventRow,
-  NoteRow,
-  ProjectRow,
-  PushPayloadRow,
-  UserRow,
-} from '../store/schema.js';
+import type { EventRow, NoteRow, ProjectRow, PushPayloadRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { CHECKPOINT, ListingCache } from './listing-cache.js';
@@ -121,8 +115,11 @@ export class ActivityService {
       project = await this.store.projects.byFullPath(idOrPath);
     }
     if (!project) throw new NotFoundError('Project');
-    const accessLevel = viewer ? await this.store.projects.accessLevel(project.id, viewer.userId) : null;
-    if (!canReadProject(project.visibility as never, viewer, accessLevel)) throw new NotFoundError('Project');
+    const accessLevel = viewer
+      ? await this.store.projects.accessLevel(project.id, viewer.userId)
+      : null;
+    if (!canReadProject(project.visibility as never, viewer, accessLevel))
+      throw new NotFoundError('Project');
     return { project, accessLevel };
   }
 
@@ -130,7 +127,11 @@ export class ActivityService {
    * Resolves a source to a store query, or to null when the answer is an empty list (a private or
    * blocked profile answers `[]`, not 404, as GitLab does).
    */
-  async query(source: ActivitySource, filter: EventFilter, viewer: Viewer | null): Promise<EventQuery | null> {
+  async query(
+    source: ActivitySource,
+    filter: EventFilter,
+    viewer: Viewer | null,
+  ): Promise<EventQuery | null> {
     let storeSource: EventSource;
     if (source.kind === 'viewer') {
       if (!viewer) throw new Error('viewer source needs an authenticated viewer');
@@ -140,12 +141,21 @@ export class ActivityService {
           : { kind: 'author', userId: viewer.userId };
     } else if (source.kind === 'user') {
       const user = await this.findUser(source.idOrUsername);
-      const profile = { id: user.id, state: user.state, privateProfile: user.private_profile === 1 };
+      const profile = {
+        id: user.id,
+        state: user.state,
+        privateProfile: user.private_profile === 1,
+      };
       if (!canReadUserProfile(profile, viewer)) return null;
       storeSource = { kind: 'author', userId: user.id };
     } else {
       const { project, accessLevel } = await this.findProject(source.idOrPath, viewer);
-      storeSource = { kind: 'project', projectId: project.id, visibility: project.visibility, accessLevel };
+      storeSource = {
+        kind: 'project',
+        projectId: project.id,
+        visibility: project.visibility,
+        accessLevel,
+      };
     }
     return { source: storeSource, filter, viewer };
   }
@@ -170,7 +180,11 @@ export class ActivityService {
     const rows =
       fromId === undefined
         ? []
-        : await this.store.events.list(q, { kind: 'offset', offset: skip, limit: page.perPage + 1 }, fromId);
+        : await this.store.events.list(
+            q,
+            { kind: 'offset', offset: skip, limit: page.perPage + 1 },
+            fromId,
+          );
     const hasNext = rows.length > page.perPage;
     return { events: await this.hydrate(rows.slice(0, page.perPage)), total, hasNext };
   }
@@ -216,7 +230,9 @@ export class ActivityService {
   async hydrate(rows: readonly EventRow[]): Promise<EventView[]> {
     if (rows.length === 0) return [];
     const ids = (type: string) =>
-      unique(rows.filter((r) => r.target_type === type && r.target_id !== null).map((r) => r.target_id!));
+      unique(
+        rows.filter((r) => r.target_type === type && r.target_id !== null).map((r) => r.target_id!),
+      );
     const pushIds = rows.filter((r) => r.action === 5).map((r) => r.id);
     const [issues, mrs, milestones, snippets, notes, payloads, projects] = await Promise.all([
       this.store.content.issues(ids('Issue')),
@@ -228,12 +244,21 @@ export class ActivityService {
       this.store.projects.byIds(unique(rows.map((r) => r.project_id).concat(ids('Project')))),
     ]);
     const noteIssueIds = notes.filter((n) => n.noteable_type === 'Issue').map((n) => n.noteable_id);
-    const noteMrIds = notes.filter((n) => n.noteable_type === 'MergeRequest').map((n) => n.noteable_id);
+    const noteMrIds = notes
+      .filter((n) => n.noteable_type === 'MergeRequest')
+      .map((n) => n.noteable_id);
     const [noteIssues, noteMrs, users] = await Promise.all([
       this.store.content.issues(unique(noteIssueIds)),
       this.store.content.mergeRequests(unique(noteMrIds)),
       this.store.users.byIds(
-        unique(rows.map((r) => r.author_id).concat(ids('User'), notes.map((n) => n.author_id))),
+        unique(
+          rows
+            .map((r) => r.author_id)
+            .concat(
+              ids('User'),
+              notes.map((n) => n.author_id),
+            ),
+        ),
       ),
     ]);
     const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
@@ -289,7 +314,11 @@ export class ActivityService {
                   : n.noteable_type === 'MergeRequest'
                     ? mrMap.get(n.noteable_id)
                     : undefined;
-              note = { row: n, author: userMap.get(n.author_id) ?? null, noteableIid: noteable?.iid ?? null };
+              note = {
+                row: n,
+                author: userMap.get(n.author_id) ?? null,
+                noteableIid: noteable?.iid ?? null,
+              };
             }
             break;
           }

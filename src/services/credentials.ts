@@ -77,7 +77,8 @@ export class CredentialService {
       throw new InvalidRequestError('Both Authorization header and payload includes access token.');
     }
     const oauthCandidate = accessParam ?? bearer;
-    const privateToken = nonEmpty(presented.privateTokenParam) ?? nonEmpty(presented.privateTokenHeader);
+    const privateToken =
+      nonEmpty(presented.privateTokenParam) ?? nonEmpty(presented.privateTokenHeader);
     const token = oauthCandidate ?? privateToken;
     if (token === undefined) return null;
     const now = this.clock.now();

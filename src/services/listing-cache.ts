@@ -26,7 +26,8 @@ export class ListingCache {
   entry(key: string, now: number): Entry {
     const version = this.dataVersion();
     const found = this.entries.get(key);
-    if (found && found.version === version && (version !== null || found.expires > now)) return found;
+    if (found && found.version === version && (version !== null || found.expires > now))
+      return found;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     const fresh: Entry = { version, expires: now + TTL_MS, checkpoints: new Map() };
     this.entries.set(key, fresh);

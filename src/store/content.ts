@@ -15,27 +15,47 @@ export class ContentStore {
 
   issues(ids: readonly number[]): Promise<IssueRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('issues').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('issues')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   mergeRequests(ids: readonly number[]): Promise<MergeRequestRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('merge_requests').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('merge_requests')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   milestones(ids: readonly number[]): Promise<MilestoneRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('milestones').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('milestones')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   snippets(ids: readonly number[]): Promise<SnippetRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('snippets').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('snippets')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   notes(ids: readonly number[]): Promise<NoteRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('notes').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('notes')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   pushPayloads(eventIds: readonly number[]): Promise<PushPayloadRow[]> {

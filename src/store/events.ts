@@ -81,15 +81,20 @@ export class EventStore {
         query = query.where((eb) =>
           viewerId === null
             ? eb('p.visibility', '=', 'public')
-            : eb.or([eb('p.visibility', 'in', ['public', 'internal']), eb('m.user_id', 'is not', null)]),
+            : eb.or([
+                eb('p.visibility', 'in', ['public', 'internal']),
+                eb('m.user_id', 'is not', null),
+              ]),
         );
       }
     }
 
     if (filter.action) query = query.where('e.action', '=', actionCode(filter.action));
     if (filter.targetType) query = query.where('e.target_type', '=', filter.targetType);
-    if (filter.createdBefore !== undefined) query = query.where('e.created_at', '<', filter.createdBefore);
-    if (filter.createdFrom !== undefined) query = query.where('e.created_at', '>=', filter.createdFrom);
+    if (filter.createdBefore !== undefined)
+      query = query.where('e.created_at', '<', filter.createdBefore);
+    if (filter.createdFrom !== undefined)
+      query = query.where('e.created_at', '>=', filter.createdFrom);
 
     if (!admin) {
       query = this.applyConfidentiality(query, source, viewerId);
@@ -100,7 +105,8 @@ export class EventStore {
 
   /** Confidential issues and their notes: Reporter+ members and the issue's author only. */
   private applyConfidentiality(query: EventsQuery, source: EventSource, viewerId: number | null) {
-    if (source.kind === 'project' && (source.accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS) return query;
+    if (source.kind === 'project' && (source.accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS)
+      return query;
     const hidden = (eb: ExpressionBuilder<never, never>) => {
       const inner = (eb as unknown as ExpressionBuilder<Database & { e: Database['events'] }, 'e'>)
         .selectFrom('issues as ci')
@@ -135,7 +141,9 @@ export class EventStore {
 
   /** Counts up to `cap + 1` matching events (a capped count walks at most that many rows). */
   async count(q: EventQuery, cap: number): Promise<number> {
-    const inner = this.base(q).select('e.id').limit(cap + 1);
+    const inner = this.base(q)
+      .select('e.id')
+      .limit(cap + 1);
     const row = await this.db
       .selectFrom(inner.as('capped'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -163,7 +171,11 @@ export class EventStore {
    * One window of events in sort order. For offset windows, `fromId` (a checkpoint id at or before
    * the offset) lets the database start the walk there instead of at the first row.
    */
-  async list(q: EventQuery, window: EventWindow, fromId: number | null = null): Promise<EventRow[]> {
+  async list(
+    q: EventQuery,
+    window: EventWindow,
+    fromId: number | null = null,
+  ): Promise<EventRow[]> {
     const asc = q.filter.sort === 'asc';
     let query = this.base(q).selectAll('e') as unknown as SelectQueryBuilder<
       Database & { e: Database['events'] },
@@ -175,8 +187,10 @@ export class EventStore {
       if (fromId !== null) query = query.where('e.id', asc ? '>=' : '<=', fromId);
       query = query.offset(window.offset);
     } else {
-      if (window.afterId !== undefined) query = query.where('e.id', asc ? '>' : '<', window.afterId);
-      if (window.beforeId !== undefined) query = query.where('e.id', asc ? '<' : '>', window.beforeId);
+      if (window.afterId !== undefined)
+        query = query.where('e.id', asc ? '>' : '<', window.afterId);
+      if (window.beforeId !== undefined)
+        query = query.where('e.id', asc ? '<' : '>', window.beforeId);
       if (window.reverse) descending = !descending;
     }
     const rows = await query
@@ -188,6 +202,10 @@ export class EventStore {
 
   async byIds(ids: readonly number[]): Promise<EventRow[]> {
     if (ids.length === 0) return [];
-    return this.db.selectFrom('events').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 }

@@ -10,7 +10,11 @@ export class ProjectStore {
 
   byIds(ids: readonly number[]): Promise<ProjectRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('projects').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   /** Case-insensitive full path (`group/sub/project`). */

@@ -10,7 +10,11 @@ export class UserStore {
 
   byIds(ids: readonly number[]): Promise<UserRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('users').selectAll().where('id', 'in', [...ids]).execute();
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
   }
 
   /** Case-insensitive, as GitLab looks usernames up. */
@@ -28,7 +32,9 @@ export class UserStore {
     return this.db
       .selectFrom('users')
       .selectAll()
-      .where((eb) => eb.or([eb(sql`lower(username)`, '=', lower), eb(sql`lower(email)`, '=', lower)]))
+      .where((eb) =>
+        eb.or([eb(sql`lower(username)`, '=', lower), eb(sql`lower(email)`, '=', lower)]),
+      )
       .executeTakeFirst();
   }
 

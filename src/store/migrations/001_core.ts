@@ -34,7 +34,9 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('creator_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await sql`CREATE UNIQUE INDEX projects_full_path_lower ON projects (lower(full_path))`.execute(db);
+  await sql`CREATE UNIQUE INDEX projects_full_path_lower ON projects (lower(full_path))`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('project_members')
@@ -117,8 +119,16 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .execute();
   // Every listing walks one of these backwards (or forwards for sort=asc) by id: the source column
   // first, optionally the action, then id. Target-type filters ride on the same walk.
-  await db.schema.createIndex('events_project_id').on('events').columns(['project_id', 'id']).execute();
-  await db.schema.createIndex('events_author_id').on('events').columns(['author_id', 'id']).execute();
+  await db.schema
+    .createIndex('events_project_id')
+    .on('events')
+    .columns(['project_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('events_author_id')
+    .on('events')
+    .columns(['author_id', 'id'])
+    .execute();
   await db.schema
     .createIndex('events_project_action_id')
     .on('events')
