@@ -142,6 +142,68 @@ export interface PersonalAccessTokensTable {
   created_at: EpochMs;
 }
 
+export interface OAuthApplicationsTable {
+  id: Generated<number>;
+  /** The public client_id, [A-Za-z0-9_-] only (safe in Basic auth with or without encoding). */
+  uid: string;
+  secret_digest: string;
+  name: string;
+  /** Registered redirect URIs, one per line, compared by exact string match. */
+  redirect_uris: string;
+  /** Space-separated scopes the application may request. */
+  scopes: string;
+  confidential: Flag;
+  owner_id: number;
+  created_at: EpochMs;
+}
+
+export interface OAuthAccessGrantsTable {
+  id: Generated<number>;
+  code_digest: string;
+  application_id: number;
+  user_id: number;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  created_at: EpochMs;
+  /** Seconds. */
+  expires_in: number;
+  /** Set once, atomically, by the one exchange that wins. */
+  consumed_at: EpochMs | null;
+  revoked_at: EpochMs | null;
+}
+
+export interface OAuthAccessTokensTable {
+  id: Generated<number>;
+  token_digest: string;
+  refresh_digest: string | null;
+  /** Null for password grants made without client credentials. */
+  application_id: number | null;
+  user_id: number;
+  scopes: string;
+  created_at: EpochMs;
+  /** Seconds. */
+  expires_in: number;
+  revoked_at: EpochMs | null;
+  /** The authorization code the family started from (revoked together on code replay). */
+  grant_id: number | null;
+  /** Shared by a token and every token refreshed from it (revoked together on refresh replay). */
+  family_id: string;
+}
+
+export interface WebSessionsTable {
+  id: Generated<number>;
+  id_digest: string;
+  user_id: number | null;
+  /** Password checked, second factor still to come. */
+  pending_user_id: number | null;
+  /** Local path to return to after sign-in (e.g. the authorization request). */
+  return_to: string | null;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+}
+
 export interface Database {
   users: UsersTable;
   projects: ProjectsTable;
@@ -154,6 +216,10 @@ export interface Database {
   events: EventsTable;
   push_event_payloads: PushEventPayloadsTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  oauth_applications: OAuthApplicationsTable;
+  oauth_access_grants: OAuthAccessGrantsTable;
+  oauth_access_tokens: OAuthAccessTokensTable;
+  web_sessions: WebSessionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -167,3 +233,7 @@ export type EventRow = Selectable<EventsTable>;
 export type PushPayloadRow = Selectable<PushEventPayloadsTable>;
 export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type NewEvent = Insertable<EventsTable>;
+export type OAuthApplicationRow = Selectable<OAuthApplicationsTable>;
+export type OAuthGrantRow = Selectable<OAuthAccessGrantsTable>;
+export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>;
+export type WebSessionRow = Selectable<WebSessionsTable>;

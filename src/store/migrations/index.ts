@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import * as core from './001_core.js';
+import * as oauth from './002_oauth.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -11,4 +12,7 @@ export interface CodeMigration {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>;
 }
 
-export const MIGRATIONS: CodeMigration[] = [{ name: '001_core', up: core.up }];
+export const MIGRATIONS: CodeMigration[] = [
+  { name: '001_core', up: core.up },
+  { name: '002_oauth', up: oauth.up },
+];
