@@ -43,6 +43,9 @@ export const TARGET_TYPES = {
   project: 'Project',
   snippet: 'Snippet',
   user: 'User',
+  // GitLab's filter maps these two keys to class names that differ from the key.
+  wiki: 'WikiPage::Meta',
+  design: 'DesignManagement::Design',
 } as const;
 export type TargetTypeKey = keyof typeof TARGET_TYPES;
 export type TargetClass = (typeof TARGET_TYPES)[TargetTypeKey];
@@ -70,7 +73,8 @@ export const BLANK_SHA = '0'.repeat(40);
 
 /**
  * GitLab's `action_name` (app/models/event.rb): first match wins. Created, reopened and updated
- * issue/MR/milestone events all read "opened"; merged reads "accepted".
+ * issue/MR/milestone events all read "opened"; merged reads "accepted"; design events read
+ * added/updated/removed and wiki events created/updated.
  */
 export function actionName(
   action: Action,
@@ -81,6 +85,11 @@ export function actionName(
     if (pushAction === 'created') return 'pushed new';
     if (pushAction === 'removed') return 'deleted';
     return 'pushed to';
+  }
+  if (targetType === TARGET_TYPES.design) {
+    if (action === 'created') return 'added';
+    if (action === 'updated') return 'updated';
+    if (action === 'destroyed') return 'removed';
   }
   switch (action) {
     case 'closed':
@@ -100,6 +109,8 @@ export function actionName(
     default:
       break;
   }
+  if (targetType === TARGET_TYPES.wiki && (action === 'created' || action === 'updated'))
+    return action;
   if (action === 'created' && targetType === null) return 'created';
   if (action === 'approved') return 'approved';
   return 'opened';
