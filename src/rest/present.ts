@@ -1,26 +1,19 @@
 /** GitLab's REST entities (lib/api/entities): the JSON shapes, key order included. */
-import { createHash } from 'node:crypto';
 import type { EventView, NoteView, PushView } from '../services/activity.js';
+import {
+  avatarUrl,
+  projectWebUrl,
+  qualifiedRef,
+  repositorySshUrl,
+  userWebUrl,
+} from '../domain/links.js';
 import { BLANK_SHA } from '../domain/vocabulary.js';
-import type { ProjectRow, UserRow } from '../store/schema.js';
+import type { UserRow } from '../store/schema.js';
+
+export { avatarUrl, projectWebUrl, userWebUrl };
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** GitLab's default avatar when none is uploaded: a Gravatar identicon of the e-mail. */
-export function avatarUrl(user: UserRow): string {
-  if (user.avatar_url) return user.avatar_url;
-  const hash = createHash('md5').update(user.email.trim().toLowerCase()).digest('hex');
-  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
-}
-
-export function userWebUrl(externalUrl: string, user: UserRow): string {
-  return `${externalUrl}/${user.username}`;
-}
-
-export function projectWebUrl(externalUrl: string, project: ProjectRow): string {
-  return `${externalUrl}/${project.full_path}`;
 }
 
 export function presentUserBasic(user: UserRow, externalUrl: string) {
@@ -98,23 +91,18 @@ function presentNote(note: NoteView, externalUrl: string) {
 
 const PUSH_DATA_COMMITS = 20;
 
-function fullRef(push: PushView): string {
-  return `${push.refType === 'tag' ? 'refs/tags/' : 'refs/heads/'}${push.ref}`;
-}
-
 /** The legacy push-hook `data` object the original specification shows. */
 function presentPushData(event: EventView, push: PushView, externalUrl: string) {
   const project = event.project;
-  const host = new URL(externalUrl).host.replace(/:\d+$/, '');
   return {
     before: push.commitFrom ?? BLANK_SHA,
     after: push.commitTo ?? BLANK_SHA,
-    ref: fullRef(push),
+    ref: qualifiedRef(push.refType, push.ref),
     user_id: event.authorId,
     user_name: event.author?.name ?? '',
     repository: {
       name: project.name,
-      url: `git@${host}:${project.full_path}.git`,
+      url: repositorySshUrl(externalUrl, project),
       description: project.description,
       homepage: projectWebUrl(externalUrl, project),
     },
