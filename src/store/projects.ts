@@ -1,20 +1,36 @@
 import { type Kysely, sql } from 'kysely';
+import { RowCache } from './row-cache.js';
 import type { Database, ProjectRow } from './schema.js';
 
 export class ProjectStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly cache: RowCache<number, ProjectRow | undefined>;
+  private readonly levels: RowCache<string, number | null>;
 
-  byId(id: number): Promise<ProjectRow | undefined> {
-    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  constructor(
+    private readonly db: Kysely<Database>,
+    dataVersion: () => number | null = () => null,
+  ) {
+    this.cache = new RowCache(dataVersion);
+    this.levels = new RowCache(dataVersion);
   }
 
-  byIds(ids: readonly number[]): Promise<ProjectRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('projects')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+  byId(id: number): Promise<ProjectRow | undefined> {
+    return this.cache.get(id, () =>
+      this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
+    );
+  }
+
+  async byIds(ids: readonly number[]): Promise<ProjectRow[]> {
+    if (ids.length === 0) return [];
+    const found = await this.cache.getMany(ids, async (missing) => {
+      const rows = await this.db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', 'in', missing)
+        .execute();
+      return new Map(rows.map((row) => [row.id, row]));
+    });
+    return [...found.values()].filter((row): row is ProjectRow => row !== undefined);
   }
 
   /** Case-insensitive full path (`group/sub/project`). */
@@ -26,14 +42,16 @@ export class ProjectStore {
       .executeTakeFirst();
   }
 
-  async accessLevel(projectId: number, userId: number): Promise<number | null> {
-    const row = await this.db
-      .selectFrom('project_members')
-      .select('access_level')
-      .where('project_id', '=', projectId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row ? row.access_level : null;
+  accessLevel(projectId: number, userId: number): Promise<number | null> {
+    return this.levels.get(`${projectId}:${userId}`, async () => {
+      const row = await this.db
+        .selectFrom('project_members')
+        .select('access_level')
+        .where('project_id', '=', projectId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row ? row.access_level : null;
+    });
   }
 
   /** Access levels of one user in many projects (for per-request batching). */

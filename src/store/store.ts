@@ -16,10 +16,11 @@ export class Store {
 
   constructor(readonly conn: Connection) {
     this.events = new EventStore(conn.db);
-    this.users = new UserStore(conn.db);
-    this.projects = new ProjectStore(conn.db);
+    const version = () => conn.dataVersion();
+    this.users = new UserStore(conn.db, version);
+    this.projects = new ProjectStore(conn.db, version);
     this.content = new ContentStore(conn.db);
-    this.tokens = new TokenStore(conn.db);
+    this.tokens = new TokenStore(conn.db, version);
   }
 
   get db() {

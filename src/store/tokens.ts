@@ -1,15 +1,26 @@
 import type { Kysely } from 'kysely';
+import { RowCache } from './row-cache.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
 export class TokenStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly cache: RowCache<string, PersonalAccessTokenRow | undefined>;
 
+  constructor(
+    private readonly db: Kysely<Database>,
+    dataVersion: () => number | null = () => null,
+  ) {
+    this.cache = new RowCache(dataVersion);
+  }
+
+  /** Cached only while nothing at all changes in the database (see RowCache). */
   byDigest(tokenDigest: string): Promise<PersonalAccessTokenRow | undefined> {
-    return this.db
-      .selectFrom('personal_access_tokens')
-      .selectAll()
-      .where('token_digest', '=', tokenDigest)
-      .executeTakeFirst();
+    return this.cache.get(tokenDigest, () =>
+      this.db
+        .selectFrom('personal_access_tokens')
+        .selectAll()
+        .where('token_digest', '=', tokenDigest)
+        .executeTakeFirst(),
+    );
   }
 
   forUser(userId: number): Promise<PersonalAccessTokenRow[]> {

@@ -1,20 +1,34 @@
 import { type Kysely, sql } from 'kysely';
+import { RowCache } from './row-cache.js';
 import type { Database, UserRow } from './schema.js';
 
 export class UserStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly cache: RowCache<number, UserRow | undefined>;
 
-  byId(id: number): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  constructor(
+    private readonly db: Kysely<Database>,
+    dataVersion: () => number | null = () => null,
+  ) {
+    this.cache = new RowCache(dataVersion);
   }
 
-  byIds(ids: readonly number[]): Promise<UserRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('users')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+  byId(id: number): Promise<UserRow | undefined> {
+    return this.cache.get(id, () =>
+      this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+    );
+  }
+
+  async byIds(ids: readonly number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    const found = await this.cache.getMany(ids, async (missing) => {
+      const rows = await this.db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', 'in', missing)
+        .execute();
+      return new Map(rows.map((row) => [row.id, row]));
+    });
+    return [...found.values()].filter((row): row is UserRow => row !== undefined);
   }
 
   /** Case-insensitive, as GitLab looks usernames up. */
