@@ -76,12 +76,15 @@ export function parseEventFilter(raw: RawEventFilter): EventFilter {
   const errors: string[] = [];
   const filter: EventFilter = { sort: 'desc' };
 
+  // An array (`action[]=…`) fails Grape's String coercion ("is invalid") before the values check.
   if (present(raw.action)) {
-    if (isAction(raw.action)) filter.action = raw.action;
+    if (typeof raw.action !== 'string') errors.push('action is invalid');
+    else if (isAction(raw.action)) filter.action = raw.action;
     else errors.push('action does not have a valid value');
   }
   if (present(raw.target_type)) {
-    if (isTargetTypeKey(raw.target_type)) filter.targetType = TARGET_TYPES[raw.target_type];
+    if (typeof raw.target_type !== 'string') errors.push('target_type is invalid');
+    else if (isTargetTypeKey(raw.target_type)) filter.targetType = TARGET_TYPES[raw.target_type];
     else errors.push('target_type does not have a valid value');
   }
   let before: number | undefined;
@@ -97,7 +100,8 @@ export function parseEventFilter(raw: RawEventFilter): EventFilter {
     else after = day;
   }
   if (present(raw.sort)) {
-    if (raw.sort === 'asc' || raw.sort === 'desc') filter.sort = raw.sort;
+    if (typeof raw.sort !== 'string') errors.push('sort is invalid');
+    else if (raw.sort === 'asc' || raw.sort === 'desc') filter.sort = raw.sort;
     else errors.push('sort does not have a valid value');
   }
   if (errors.length > 0) throw new ValidationError(errors);

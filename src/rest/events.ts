@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
-import { type EventFilter, type RawEventFilter, parseEventFilter } from '../domain/filters.js';
+import { type EventFilter, parseEventFilter } from '../domain/filters.js';
 import { type OffsetPage, parseOffsetPage } from '../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { ActivitySource } from '../services/activity.js';
@@ -13,20 +13,19 @@ import type { Principal } from '../services/credentials.js';
 import { authenticate } from './auth.js';
 import { setPaginationHeaders } from './pagination.js';
 import { presentEvent } from './present.js';
+import { type NormalizedQuery, normalizeQuery } from './query.js';
 import { sendJson } from './respond.js';
 
-type Query = RawEventFilter & { page?: string; per_page?: string; scope?: unknown } & Record<
-    string,
-    unknown
-  >;
-
 /** Pagination and filter parameters validated together, so one 400 names every bad one. */
-function parseParams(query: Query): { filter: EventFilter; page: OffsetPage } {
+function parseParams(query: NormalizedQuery): {
+  filter: EventFilter;
+  page: OffsetPage;
+} {
   const messages: string[] = [];
   let page: OffsetPage | undefined;
   let filter: EventFilter | undefined;
   try {
-    page = parseOffsetPage(query);
+    page = parseOffsetPage({ page: query.page, per_page: query.per_page });
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     messages.push(...error.messages);
@@ -45,12 +44,13 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
   const { activity, config } = services;
 
   async function list(
-    request: FastifyRequest<{ Querystring: Query }>,
+    request: FastifyRequest,
     reply: FastifyReply,
     source: ActivitySource,
     principal: Principal | null,
   ) {
-    const { filter, page } = parseParams(request.query);
+    const query = normalizeQuery(request.query);
+    const { filter, page } = parseParams(query);
     const listing = await activity.listPage(source, filter, principal?.viewer ?? null, page);
     const path = request.url.split('?')[0]!;
     setPaginationHeaders(
@@ -58,7 +58,7 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
       { page: page.page, perPage: page.perPage, total: listing.total, hasNext: listing.hasNext },
       config.externalUrl,
       path,
-      request.query,
+      query,
       { sort: filter.sort },
     );
     return sendJson(
@@ -68,27 +68,29 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
     );
   }
 
-  app.get<{ Querystring: Query }>('/events', async (request, reply) => {
+  app.get('/events', async (request, reply) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true);
-    const scope = typeof request.query.scope === 'string' ? request.query.scope : undefined;
-    return list(request, reply, { kind: 'viewer', scope }, principal);
+    const { scope } = normalizeQuery(request.query);
+    return list(
+      request,
+      reply,
+      { kind: 'viewer', scope: typeof scope === 'string' ? scope : undefined },
+      principal,
+    );
   });
 
-  app.get<{ Querystring: Query; Params: { id: string } }>(
-    '/users/:id/events',
-    async (request, reply) => {
-      const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
-      return list(request, reply, { kind: 'user', idOrUsername: request.params.id }, principal);
-    },
-  );
+  app.get<{ Params: { id: string } }>('/users/:id/events', async (request, reply) => {
+    const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
+    return list(request, reply, { kind: 'user', idOrUsername: request.params.id }, principal);
+  });
 
   const projectEvents = async (
-    request: FastifyRequest<{ Querystring: Query; Params: { id: string } }>,
+    request: FastifyRequest<{ Params: { id: string } }>,
     reply: FastifyReply,
   ) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
     return list(request, reply, { kind: 'project', idOrPath: request.params.id }, principal);
   };
-  app.get<{ Querystring: Query; Params: { id: string } }>('/projects/:id/events', projectEvents);
-  app.get<{ Querystring: Query; Params: { id: string } }>('/:id/events', projectEvents);
+  app.get<{ Params: { id: string } }>('/projects/:id/events', projectEvents);
+  app.get<{ Params: { id: string } }>('/:id/events', projectEvents);
 }

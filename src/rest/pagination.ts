@@ -1,5 +1,6 @@
 /** GitLab's offset pagination headers and Link header, built from the configured external URL. */
 import type { FastifyReply } from 'fastify';
+import { type NormalizedQuery, toQuery } from './query.js';
 
 /** Credential parameters are never echoed into links (they would leak into logs and histories). */
 const DROPPED = new Set(['private_token', 'access_token', 'page', 'per_page']);
@@ -12,24 +13,12 @@ export interface PageInfo {
   hasNext: boolean;
 }
 
-/** `key=value` pairs sorted by key, encoded like Rails' `to_query`. */
-function toQuery(params: Record<string, string | string[]>): string {
-  const parts: string[] = [];
-  for (const key of Object.keys(params).sort()) {
-    const value = params[key]!;
-    const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-    if (Array.isArray(value)) for (const v of value) parts.push(`${enc(key)}%5B%5D=${enc(v)}`);
-    else parts.push(`${enc(key)}=${enc(value)}`);
-  }
-  return parts.join('&');
-}
-
 export function setPaginationHeaders(
   reply: FastifyReply,
   info: PageInfo,
   externalUrl: string,
   path: string,
-  query: Record<string, unknown>,
+  query: NormalizedQuery,
   defaults: Record<string, string>,
 ): void {
   const totalPages = info.total === null ? null : Math.max(Math.ceil(info.total / info.perPage), 1);
@@ -37,15 +26,9 @@ export function setPaginationHeaders(
   const next = !outOfRange && info.hasNext ? String(info.page + 1) : '';
   const prev = !outOfRange && info.page > 1 ? String(info.page - 1) : '';
 
-  const base: Record<string, string | string[]> = { ...defaults };
+  const base: NormalizedQuery = { ...defaults };
   for (const [key, value] of Object.entries(query)) {
-    if (DROPPED.has(key)) continue;
-    if (
-      typeof value === 'string' ||
-      (Array.isArray(value) && value.every((v) => typeof v === 'string'))
-    ) {
-      base[key] = value as string | string[];
-    }
+    if (!DROPPED.has(key)) base[key] = value;
   }
   const link = (page: number, rel: string) =>
     `<${externalUrl}${path}?${toQuery({ ...base, page: String(page), per_page: String(info.perPage) })}>; rel="${rel}"`;
