@@ -17,6 +17,8 @@ export interface Config {
   rateLimit: number;
   /** Allow the OAuth password grant without client credentials (GitLab's default). */
   passwordGrantWithoutClient: boolean;
+  /** Offer the OAuth password grant at all (a documented RFC 9700 deviation; on by default). */
+  passwordGrant: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -32,6 +34,7 @@ export interface ConfigInput {
   graphqlEngine?: string | undefined;
   rateLimit?: string | number | undefined;
   passwordGrantWithoutClient?: string | boolean | undefined;
+  passwordGrant?: string | boolean | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -60,6 +63,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   }
   const ropc =
     flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
+  const passwordGrant = flags.passwordGrant ?? env.PULSEGATE_PASSWORD_GRANT ?? 'true';
   return {
     host,
     port,
@@ -69,6 +73,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     graphqlEngine,
     rateLimit,
     passwordGrantWithoutClient: ropc === true || ropc === 'true' || ropc === '1',
+    passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
   };
 }
 

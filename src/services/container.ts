@@ -4,6 +4,7 @@ import type { Store } from '../store/store.js';
 import { ActivityService } from './activity.js';
 import { type Clock, systemClock } from './clock.js';
 import { CredentialService } from './credentials.js';
+import { type OAuthServices, createOAuthServices } from './oauth.js';
 
 export interface Services {
   config: Config;
@@ -11,14 +12,18 @@ export interface Services {
   clock: Clock;
   credentials: CredentialService;
   activity: ActivityService;
+  /** OAuth provider, sign-in, sessions, 2FA (also registers the OAuth token resolver). */
+  oauth: OAuthServices;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
+  const credentials = new CredentialService(store, clock);
   return {
     config,
     store,
     clock,
-    credentials: new CredentialService(store, clock),
+    credentials,
     activity: new ActivityService(store, clock),
+    oauth: createOAuthServices(config, store, clock, credentials),
   };
 }

@@ -1,0 +1,109 @@
+/**
+ * Who may sign in: password checks for the sign-in form and the password grant, with throttling
+ * per account and per address, and the user's personal access tokens.
+ */
+import { OAuthError } from '../domain/oauth.js';
+import { type Scope, SCOPES, isScope } from '../domain/scopes.js';
+import { ValidationError } from '../domain/errors.js';
+import { digest, randomSecret, verifyPassword } from '../domain/secrets.js';
+import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import type { ThrottleKind, ThrottleService } from './throttle.js';
+
+export type PasswordCheck =
+  | { outcome: 'ok'; user: UserRow }
+  | { outcome: 'two_factor_required'; user: UserRow }
+  | { outcome: 'invalid' };
+
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly throttle: ThrottleService,
+  ) {}
+
+  /**
+   * Checks a login (username or e-mail) and password. Locked accounts and addresses are refused
+   * before anything else (ThrottledError), even with the right password. Unknown users cost a
+   * full scrypt too, so they cannot be told apart by timing or by answer.
+   */
+  async checkPassword(
+    login: string,
+    password: string,
+    address: string,
+    options: { refuseTwoFactor: boolean },
+  ): Promise<PasswordCheck> {
+    const lower = login.toLowerCase();
+    const user = login.length <= 255 ? await this.store.users.byLogin(login) : undefined;
+    const accountKey = user ? `user:${user.id}` : `login:${lower}`;
+    const keys: [ThrottleKind, string][] = [
+      ['account', accountKey],
+      ['address', address],
+    ];
+    this.throttle.check(keys);
+    // GitLab refuses 2FA accounts on the password grant before checking the password, so the
+    // account's failure counter does not move.
+    if (options.refuseTwoFactor && user && user.two_factor_enabled === 1) {
+      return { outcome: 'invalid' };
+    }
+    const ok = await verifyPassword(password, user?.password_hash ?? null);
+    if (!ok || !user || user.state !== 'active') {
+      this.throttle.fail(keys);
+      return { outcome: 'invalid' };
+    }
+    this.throttle.reset('account', accountKey);
+    if (user.two_factor_enabled === 1) return { outcome: 'two_factor_required', user };
+    return { outcome: 'ok', user };
+  }
+
+  /** The password grant's view: any refusal is `invalid_grant`. */
+  async userForPasswordGrant(login: string, password: string, address: string): Promise<UserRow> {
+    const result = await this.checkPassword(login, password, address, { refuseTwoFactor: true });
+    if (result.outcome !== 'ok') throw new OAuthError('invalid_grant');
+    return result.user;
+  }
+
+  listTokens(userId: number): Promise<PersonalAccessTokenRow[]> {
+    return this.store.tokens.forUser(userId);
+  }
+
+  /** Returns the plaintext once; only its digest is stored. */
+  async createToken(
+    userId: number,
+    input: { name: string; scopes: readonly string[]; expiresAt: string },
+  ): Promise<{ token: string; row: PersonalAccessTokenRow }> {
+    const problems: string[] = [];
+    const name = input.name.trim();
+    if (name === '' || name.length > 255) problems.push('name must be 1 to 255 characters');
+    const scopes = input.scopes.filter(isScope);
+    if (scopes.length === 0 || scopes.length !== input.scopes.length) {
+      problems.push(`scopes must be chosen from ${SCOPES.join(', ')}`);
+    }
+    let expiresAt: string | null = null;
+    if (input.expiresAt.trim() !== '') {
+      expiresAt = input.expiresAt.trim();
+      const today = new Date(this.clock.now()).toISOString().slice(0, 10);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || Number.isNaN(Date.parse(expiresAt))) {
+        problems.push('expiry date must be YYYY-MM-DD');
+      } else if (expiresAt <= today) {
+        problems.push('expiry date must be in the future');
+      }
+    }
+    if (problems.length > 0) throw new ValidationError(problems);
+    const token = `glpat-${randomSecret(24)}`;
+    const row = await this.store.tokens.create({
+      userId,
+      name,
+      tokenDigest: digest(token),
+      scopes: scopes as Scope[],
+      expiresAt,
+      createdAt: this.clock.now(),
+    });
+    return { token, row };
+  }
+
+  revokeToken(userId: number, id: number): Promise<boolean> {
+    return this.store.tokens.revoke(id, userId);
+  }
+}

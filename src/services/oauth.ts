@@ -1,0 +1,163 @@
+/**
+ * The OAuth provider and web identity services, wired together once per server, and the token
+ * endpoint's dispatch over grant types (authorization_code, password, refresh_token).
+ */
+import type { Config } from '../config.js';
+import { OAuthError, missingParameter, resolveScopes } from '../domain/oauth.js';
+import { type Scope, SCOPES } from '../domain/scopes.js';
+import { ApplicationStore } from '../store/applications.js';
+import { OAuthStore } from '../store/oauth.js';
+import type { OAuthApplicationRow } from '../store/schema.js';
+import { SessionStore } from '../store/sessions.js';
+import type { Store } from '../store/store.js';
+import { AccountService } from './accounts.js';
+import type { Clock } from './clock.js';
+import type { CredentialService } from './credentials.js';
+import { AuthorizationService } from './oauth-authorization.js';
+import { ApplicationService, type ClientCredentials, applicationScopes } from './oauth-clients.js';
+import { OAuthTokenService, type TokenResponse } from './oauth-tokens.js';
+import { SessionService } from './sessions.js';
+import { ThrottleService } from './throttle.js';
+import { TwoFactorService } from './two-factor.js';
+
+export const GRANT_TYPES = ['authorization_code', 'password', 'refresh_token'] as const;
+
+/** What the password grant grants when no scope is asked for (GitLab's default scope). */
+const PASSWORD_GRANT_DEFAULT: readonly Scope[] = ['api'];
+
+export interface TokenRequest {
+  params: Record<string, string | undefined>;
+  client: ClientCredentials | null;
+  address: string;
+}
+
+export interface TokenResult {
+  response: TokenResponse;
+  /** Set for password grants, which are audit-logged (RFC 9700 §2.4 deviation, D1). */
+  passwordGrant?: { userId: number; clientId: string | null };
+}
+
+export class OAuthProvider {
+  constructor(
+    private readonly config: Config,
+    readonly applications: ApplicationService,
+    readonly authorization: AuthorizationService,
+    readonly tokens: OAuthTokenService,
+    readonly accounts: AccountService,
+  ) {}
+
+  get passwordGrantEnabled(): boolean {
+    return this.config.passwordGrant !== false;
+  }
+
+  grantTypes(): string[] {
+    return GRANT_TYPES.filter((g) => g !== 'password' || this.passwordGrantEnabled);
+  }
+
+  async token(request: TokenRequest): Promise<TokenResult> {
+    const { params, client, address } = request;
+    const grantType = params.grant_type;
+    if (grantType === undefined) {
+      throw new OAuthError('invalid_request', missingParameter('grant_type'));
+    }
+    switch (grantType) {
+      case 'authorization_code': {
+        const app = await this.requireClient(client, address);
+        return { response: await this.authorization.exchange(app, params) };
+      }
+      case 'refresh_token': {
+        const refreshToken = params.refresh_token;
+        if (refreshToken === undefined) {
+          throw new OAuthError('invalid_request', missingParameter('refresh_token'));
+        }
+        // Refresh tokens belong to an application: no client, no refresh.
+        if (client === null) throw new OAuthError('invalid_grant');
+        const app = await this.applications.authenticate(client, address);
+        const response = await this.tokens.refresh(app, refreshToken, params.scope, (id) =>
+          this.authorization.grantScopes(id),
+        );
+        return { response };
+      }
+      case 'password':
+        if (this.passwordGrantEnabled) return this.passwordGrant(params, client, address);
+        throw new OAuthError('unsupported_grant_type');
+      default:
+        throw new OAuthError('unsupported_grant_type');
+    }
+  }
+
+  private async passwordGrant(
+    params: Record<string, string | undefined>,
+    client: ClientCredentials | null,
+    address: string,
+  ): Promise<TokenResult> {
+    let app: OAuthApplicationRow | null = null;
+    if (client !== null) app = await this.applications.authenticate(client, address);
+    else if (!this.config.passwordGrantWithoutClient) throw new OAuthError('invalid_client');
+    const allowed = app ? applicationScopes(app) : [...SCOPES];
+    const fallback = app ? applicationScopes(app) : PASSWORD_GRANT_DEFAULT;
+    const scopes = resolveScopes(params.scope, allowed, fallback);
+    const { username, password } = params;
+    if (username === undefined || password === undefined) throw new OAuthError('invalid_grant');
+    const user = await this.accounts.userForPasswordGrant(username, password, address);
+    // No refresh token: the specification's password-grant response has none.
+    const response = await this.tokens.issue({
+      applicationId: app?.id ?? null,
+      userId: user.id,
+      scopes,
+      withRefresh: false,
+      grantId: null,
+    });
+    return { response, passwordGrant: { userId: user.id, clientId: app?.uid ?? null } };
+  }
+
+  private async requireClient(
+    client: ClientCredentials | null,
+    address: string,
+  ): Promise<OAuthApplicationRow> {
+    if (client === null) throw new OAuthError('invalid_client');
+    return this.applications.authenticate(client, address);
+  }
+}
+
+export interface OAuthServices {
+  provider: OAuthProvider;
+  applications: ApplicationService;
+  authorization: AuthorizationService;
+  tokens: OAuthTokenService;
+  accounts: AccountService;
+  sessions: SessionService;
+  twoFactor: TwoFactorService;
+  throttle: ThrottleService;
+}
+
+/** Builds the identity services and plugs OAuth access tokens into the API's credentials. */
+export function createOAuthServices(
+  config: Config,
+  store: Store,
+  clock: Clock,
+  credentials: CredentialService,
+): OAuthServices {
+  const oauthStore = new OAuthStore(store.db);
+  const throttle = new ThrottleService(clock);
+  const applications = new ApplicationService(
+    new ApplicationStore(store.db),
+    oauthStore,
+    clock,
+    throttle,
+  );
+  const tokens = new OAuthTokenService(oauthStore, clock);
+  const authorization = new AuthorizationService(applications, tokens, oauthStore, clock);
+  const accounts = new AccountService(store, clock, throttle);
+  credentials.addResolver(tokens.resolver());
+  return {
+    provider: new OAuthProvider(config, applications, authorization, tokens, accounts),
+    applications,
+    authorization,
+    tokens,
+    accounts,
+    sessions: new SessionService(new SessionStore(store.db), clock),
+    twoFactor: new TwoFactorService(store, clock),
+    throttle,
+  };
+}

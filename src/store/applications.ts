@@ -1,0 +1,79 @@
+/** OAuth applications (clients). Secrets are stored as digests only. */
+import type { Kysely } from 'kysely';
+import type { Database, OAuthApplicationRow } from './schema.js';
+
+export interface NewApplication {
+  uid: string;
+  secretDigest: string;
+  name: string;
+  redirectUris: readonly string[];
+  scopes: readonly string[];
+  confidential: boolean;
+  ownerId: number;
+  createdAt: number;
+}
+
+export class ApplicationStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  byUid(uid: string): Promise<OAuthApplicationRow | undefined> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('uid', '=', uid)
+      .executeTakeFirst();
+  }
+
+  byId(id: number): Promise<OAuthApplicationRow | undefined> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  forOwner(ownerId: number): Promise<OAuthApplicationRow[]> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .orderBy('id', 'asc')
+      .execute();
+  }
+
+  create(app: NewApplication): Promise<OAuthApplicationRow> {
+    return this.db
+      .insertInto('oauth_applications')
+      .values({
+        uid: app.uid,
+        secret_digest: app.secretDigest,
+        name: app.name,
+        redirect_uris: app.redirectUris.join('\n'),
+        scopes: app.scopes.join(' '),
+        confidential: app.confidential ? 1 : 0,
+        owner_id: app.ownerId,
+        created_at: app.createdAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async setSecretDigest(id: number, ownerId: number, secretDigest: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_applications')
+      .set({ secret_digest: secretDigest })
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async delete(id: number, ownerId: number): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('oauth_applications')
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

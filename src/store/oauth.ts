@@ -1,0 +1,239 @@
+/**
+ * Authorization grants (codes) and OAuth access/refresh tokens. Everything is keyed by SHA-256
+ * digests on unique indexes; the state changes that must happen once (consuming a code, rotating a
+ * refresh token) are conditional UPDATEs whose affected-row count decides the winner.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, OAuthGrantRow, OAuthTokenRow, UserRow, UsersTable } from './schema.js';
+
+export interface NewGrant {
+  codeDigest: string;
+  applicationId: number;
+  userId: number;
+  redirectUri: string;
+  scopes: readonly string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  createdAt: number;
+  expiresIn: number;
+}
+
+export interface NewToken {
+  tokenDigest: string;
+  refreshDigest: string | null;
+  applicationId: number | null;
+  userId: number;
+  scopes: readonly string[];
+  createdAt: number;
+  expiresIn: number;
+  grantId: number | null;
+  familyId: string;
+}
+
+/** A token row with its owner, read in one indexed query on the API's hot path. */
+export interface TokenWithUser {
+  token: OAuthTokenRow;
+  user: UserRow;
+}
+
+const USER_COLUMNS = [
+  'id',
+  'username',
+  'name',
+  'email',
+  'state',
+  'password_hash',
+  'admin',
+  'two_factor_enabled',
+  'otp_secret',
+  'otp_recovery_digests',
+  'private_profile',
+  'avatar_url',
+  'created_at',
+] as const satisfies readonly (keyof UsersTable)[];
+
+export class OAuthStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  createGrant(grant: NewGrant): Promise<OAuthGrantRow> {
+    return this.db
+      .insertInto('oauth_access_grants')
+      .values({
+        code_digest: grant.codeDigest,
+        application_id: grant.applicationId,
+        user_id: grant.userId,
+        redirect_uri: grant.redirectUri,
+        scopes: grant.scopes.join(' '),
+        code_challenge: grant.codeChallenge,
+        code_challenge_method: grant.codeChallengeMethod,
+        created_at: grant.createdAt,
+        expires_in: grant.expiresIn,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  grantByDigest(codeDigest: string): Promise<OAuthGrantRow | undefined> {
+    return this.db
+      .selectFrom('oauth_access_grants')
+      .selectAll()
+      .where('code_digest', '=', codeDigest)
+      .executeTakeFirst();
+  }
+
+  grantById(id: number): Promise<OAuthGrantRow | undefined> {
+    return this.db
+      .selectFrom('oauth_access_grants')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Consumes the code and issues its token in one transaction. Only the exchange whose
+   * conditional UPDATE changes a row inserts a token; every other one gets null.
+   */
+  async consumeGrantAndIssue(
+    grantId: number,
+    now: number,
+    token: NewToken,
+  ): Promise<OAuthTokenRow | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('oauth_access_grants')
+        .set({ consumed_at: now })
+        .where('id', '=', grantId)
+        .where('consumed_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return null;
+      return insertToken(trx, token);
+    });
+  }
+
+  /** A replayed code: the grant and every token descending from it die. */
+  async revokeGrantFamily(grantId: number, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('oauth_access_grants')
+        .set({ revoked_at: now })
+        .where('id', '=', grantId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await trx
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: now })
+        .where('grant_id', '=', grantId)
+        .where('revoked_at', 'is', null)
+        .execute();
+    });
+  }
+
+  createToken(token: NewToken): Promise<OAuthTokenRow> {
+    return insertToken(this.db, token);
+  }
+
+  async tokenWithUser(tokenDigest: string): Promise<TokenWithUser | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_access_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .selectAll('t')
+      .select(USER_COLUMNS.map((c) => `u.${c} as u_${c}` as const))
+      .where('t.token_digest', '=', tokenDigest)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const record = row as unknown as Record<string, unknown>;
+    const user = Object.fromEntries(USER_COLUMNS.map((c) => [c, record[`u_${c}`]])) as UserRow;
+    const token = Object.fromEntries(
+      Object.entries(record).filter(([k]) => !k.startsWith('u_')),
+    ) as unknown as OAuthTokenRow;
+    return { token, user };
+  }
+
+  tokenByDigest(tokenDigest: string): Promise<OAuthTokenRow | undefined> {
+    return this.db
+      .selectFrom('oauth_access_tokens')
+      .selectAll()
+      .where('token_digest', '=', tokenDigest)
+      .executeTakeFirst();
+  }
+
+  tokenByRefreshDigest(refreshDigest: string): Promise<OAuthTokenRow | undefined> {
+    return this.db
+      .selectFrom('oauth_access_tokens')
+      .selectAll()
+      .where('refresh_digest', '=', refreshDigest)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Rotation: revokes the presented token and inserts its successor atomically. Null when another
+   * request rotated or revoked it first (the caller treats that as a replay).
+   */
+  async rotate(oldId: number, now: number, next: NewToken): Promise<OAuthTokenRow | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: now })
+        .where('id', '=', oldId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return null;
+      return insertToken(trx, next);
+    });
+  }
+
+  async revokeFamily(familyId: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('oauth_access_tokens')
+      .set({ revoked_at: now })
+      .where('family_id', '=', familyId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async revokeToken(id: number, now: number): Promise<void> {
+    await this.db
+      .updateTable('oauth_access_tokens')
+      .set({ revoked_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** Deleting an application or renewing nothing else: its grants and tokens stop working. */
+  async revokeForApplication(applicationId: number, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: now })
+        .where('application_id', '=', applicationId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await trx
+        .updateTable('oauth_access_grants')
+        .set({ revoked_at: now })
+        .where('application_id', '=', applicationId)
+        .where('revoked_at', 'is', null)
+        .execute();
+    });
+  }
+}
+
+function insertToken(db: Kysely<Database>, token: NewToken): Promise<Selectable<OAuthTokenRow>> {
+  return db
+    .insertInto('oauth_access_tokens')
+    .values({
+      token_digest: token.tokenDigest,
+      refresh_digest: token.refreshDigest,
+      application_id: token.applicationId,
+      user_id: token.userId,
+      scopes: token.scopes.join(' '),
+      created_at: token.createdAt,
+      expires_in: token.expiresIn,
+      grant_id: token.grantId,
+      family_id: token.familyId,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,52 @@
+/** Browser sessions, looked up by the digest of the cookie value. */
+import type { Kysely } from 'kysely';
+import type { Database, WebSessionRow } from './schema.js';
+
+export class SessionStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  create(session: {
+    idDigest: string;
+    userId: number | null;
+    pendingUserId: number | null;
+    returnTo: string | null;
+    createdAt: number;
+    expiresAt: number;
+  }): Promise<WebSessionRow> {
+    return this.db
+      .insertInto('web_sessions')
+      .values({
+        id_digest: session.idDigest,
+        user_id: session.userId,
+        pending_user_id: session.pendingUserId,
+        return_to: session.returnTo,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  byDigest(idDigest: string): Promise<WebSessionRow | undefined> {
+    return this.db
+      .selectFrom('web_sessions')
+      .selectAll()
+      .where('id_digest', '=', idDigest)
+      .executeTakeFirst();
+  }
+
+  async update(
+    id: number,
+    changes: Partial<Pick<WebSessionRow, 'pending_user_id' | 'return_to' | 'expires_at'>>,
+  ): Promise<void> {
+    await this.db.updateTable('web_sessions').set(changes).where('id', '=', id).execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('web_sessions').where('id', '=', id).execute();
+  }
+
+  async deleteExpired(now: number): Promise<void> {
+    await this.db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
+  }
+}
