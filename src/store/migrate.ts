@@ -1,5 +1,5 @@
 /** Applies pending code migrations with Kysely's Migrator (which locks and records them). */
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Connection } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -18,7 +18,19 @@ export async function migrate(conn: Connection): Promise<MigrationReport> {
       return out;
     },
   };
-  const migrator = new Migrator({ db: conn.db, provider });
+  // Kysely looks for its bookkeeping tables in EVERY schema unless told which one: with another
+  // schema holding them (parallel test runs, several instances on one server) it skips creating
+  // them here and then fails. Pin them to the connection's own schema.
+  const schema =
+    conn.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(conn.db)).rows[0]
+          ?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: conn.db,
+    provider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return {
