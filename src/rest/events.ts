@@ -14,7 +14,7 @@ import { authenticate } from './auth.js';
 import { setPaginationHeaders } from './pagination.js';
 import { presentEvent } from './present.js';
 import { type NormalizedQuery, normalizeQuery } from './query.js';
-import { sendJson } from './respond.js';
+import { sendJsonList } from './respond.js';
 
 /** Pagination and filter parameters validated together, so one 400 names every bad one. */
 function parseParams(query: NormalizedQuery): {
@@ -55,17 +55,19 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
     const path = request.url.split('?')[0]!;
     setPaginationHeaders(
       reply,
-      { page: page.page, perPage: page.perPage, total: listing.total, hasNext: listing.hasNext },
+      {
+        page: page.page,
+        perPage: page.perPage,
+        total: listing.total,
+        hasNext: listing.hasNext,
+        count: listing.events.length,
+      },
       config.externalUrl,
       path,
       query,
       { sort: filter.sort },
     );
-    return sendJson(
-      reply,
-      200,
-      listing.events.map((e) => presentEvent(e, config.externalUrl)),
-    );
+    return sendJsonList(reply, listing.events, (e) => presentEvent(e, config.externalUrl));
   }
 
   app.get('/events', async (request, reply) => {

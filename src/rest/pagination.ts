@@ -11,6 +11,8 @@ export interface PageInfo {
   /** null when the count is above the reporting cap. */
   total: number | null;
   hasNext: boolean;
+  /** Items on this page. */
+  count: number;
 }
 
 export function setPaginationHeaders(
@@ -22,7 +24,9 @@ export function setPaginationHeaders(
   defaults: Record<string, string>,
 ): void {
   const totalPages = info.total === null ? null : Math.max(Math.ceil(info.total / info.perPage), 1);
-  const outOfRange = totalPages !== null && info.page > totalPages;
+  // Without a count, an empty page past the first is out of range (Kaminari's without_count).
+  const outOfRange =
+    totalPages !== null ? info.page > totalPages : info.page > 1 && info.count === 0;
   const next = !outOfRange && info.hasNext ? String(info.page + 1) : '';
   const prev = !outOfRange && info.page > 1 ? String(info.page - 1) : '';
 
