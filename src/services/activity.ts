@@ -18,7 +18,7 @@ import type { EventQuery, EventSource } from '../store/events.js';
 import type { EventRow, NoteRow, ProjectRow, PushPayloadRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
-import { CHECKPOINT, ListingCache } from './listing-cache.js';
+import { CHECKPOINT, ListingCache, rememberPage } from './listing-cache.js';
 
 /** What to list: the viewer's own events, a user's, or a project's. */
 export type ActivitySource =
@@ -170,10 +170,13 @@ export class ActivityService {
     const q = await this.query(source, filter, viewer);
     if (!q) return { events: [], total: 0, hasNext: false };
     const now = this.clock.now();
-    const entry = this.cache.entry(cacheKey(q), now);
+    const entry = this.cache.entry<OffsetListing>(cacheKey(q), now);
+    const offset = (page.page - 1) * page.perPage;
+    const pageKey = `${offset}:${page.perPage}`;
+    const cached = entry.pages?.get(pageKey);
+    if (cached) return cached;
     if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
     const total = reportedTotal(entry.count);
-    const offset = (page.page - 1) * page.perPage;
     // A known count past the end: no need to ask the database.
     if (total !== null && offset >= total) return { events: [], total, hasNext: false };
     const { fromId, skip } = await this.seek(q, entry.checkpoints, offset);
@@ -186,7 +189,9 @@ export class ActivityService {
             fromId,
           );
     const hasNext = rows.length > page.perPage;
-    return { events: await this.hydrate(rows.slice(0, page.perPage)), total, hasNext };
+    const listing = { events: await this.hydrate(rows.slice(0, page.perPage)), total, hasNext };
+    rememberPage(entry, pageKey, listing);
+    return listing;
   }
 
   /** Keyset pagination as GraphQL serves it (cursor = event id). */

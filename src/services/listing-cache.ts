@@ -8,13 +8,20 @@
 export const CHECKPOINT = 200;
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 5_000;
+/** Pages remembered per listing; with 20-100 events a page this bounds memory to tens of MB. */
+const MAX_PAGES_PER_ENTRY = 8;
 
-interface Entry {
+export interface Entry<Page = unknown> {
   version: number | null;
   expires: number;
   count?: number;
   /** checkpoint index k → id of the row at offset k * CHECKPOINT (k ≥ 1). */
   checkpoints: Map<number, number>;
+  /**
+   * Whole pages by `offset:limit`, kept only where invalidation is exact (SQLite): elsewhere a page
+   * could hide a new event for the TTL, which counts and checkpoints may tolerate but a feed not.
+   */
+  pages: Map<string, Page> | null;
 }
 
 export class ListingCache {
@@ -23,14 +30,26 @@ export class ListingCache {
   constructor(private readonly dataVersion: () => number | null) {}
 
   /** The live entry for a listing key, creating a fresh one when stale or absent. */
-  entry(key: string, now: number): Entry {
+  entry<Page>(key: string, now: number): Entry<Page> {
     const version = this.dataVersion();
     const found = this.entries.get(key);
     if (found && found.version === version && (version !== null || found.expires > now))
-      return found;
+      return found as Entry<Page>;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    const fresh: Entry = { version, expires: now + TTL_MS, checkpoints: new Map() };
+    const fresh: Entry<Page> = {
+      version,
+      expires: now + TTL_MS,
+      checkpoints: new Map(),
+      pages: version === null ? null : new Map(),
+    };
     this.entries.set(key, fresh);
     return fresh;
   }
+}
+
+/** Remembers a page in its entry, dropping the oldest page past the per-listing bound. */
+export function rememberPage<Page>(entry: Entry<Page>, pageKey: string, page: Page): void {
+  if (!entry.pages) return;
+  if (entry.pages.size >= MAX_PAGES_PER_ENTRY) entry.pages.delete(entry.pages.keys().next().value!);
+  entry.pages.set(pageKey, page);
 }

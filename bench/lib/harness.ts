@@ -1,0 +1,172 @@
+/**
+ * Shared benchmark plumbing: child servers pinned to one core, autocannon on the other, interleaved
+ * rounds, medians, RSS sampling, and a table of ratios against a baseline measured in the same run.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+export const SERVER_CPU = '0';
+export const LOAD_CPU = '1';
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+export const PINNING = hasTaskset();
+
+/** Re-runs the current script pinned to the load core, once. */
+export function pinSelf(): boolean {
+  if (!PINNING || process.env.PULSEGATE_BENCH_PINNED) return false;
+  const child = spawn(
+    'taskset',
+    ['-c', LOAD_CPU, process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: 'inherit', env: { ...process.env, PULSEGATE_BENCH_PINNED: '1' } },
+  );
+  child.on('exit', (code) => process.exit(code ?? 1));
+  return true;
+}
+
+export interface Started {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `node <args>` on the server core and waits until `readyPath` answers. */
+export async function startNode(
+  args: string[],
+  port: number,
+  readyPath: string,
+  env: Record<string, string> = {},
+): Promise<Started> {
+  const command = PINNING ? 'taskset' : process.execPath;
+  const argv = PINNING ? ['-c', SERVER_CPU, process.execPath, ...args] : args;
+  const child = spawn(command, argv, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${args.join(' ')}`);
+    try {
+      const res = await fetch(url + readyPath);
+      await res.arrayBuffer();
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`server did not start: ${args.join(' ')}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resident set size of a process in MB (Linux), or null. */
+export function rssMb(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pid of the node process behind a taskset wrapper (taskset execs, so it is the same). */
+export function serverPid(started: Started): number | undefined {
+  return started.child.pid;
+}
+
+export interface Load {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
+export interface Sample {
+  rps: number;
+  p99: number;
+  p50: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function measure(load: Load, seconds: number, connections: number): Promise<Sample> {
+  const result = await autocannon({
+    url: load.url,
+    connections,
+    duration: seconds,
+    headers: load.headers ?? {},
+    method: load.method ?? 'GET',
+    ...(load.body ? { body: load.body } : {}),
+  });
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    p50: result.latency.p50,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Runs every load once per round, in rotating order, and returns medians per load. Interleaving
+ * spreads machine drift over all loads instead of penalising the last one.
+ */
+export async function interleave(
+  loads: Load[],
+  options: { rounds: number; seconds: number; connections: number; warmup: number },
+  onSample?: (load: Load, sample: Sample) => void,
+): Promise<Map<string, Sample>> {
+  for (const load of loads) await measure(load, options.warmup, options.connections);
+  const samples = new Map<string, Sample[]>(loads.map((l) => [l.name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    const order = loads.map((_, i) => loads[(i + round) % loads.length]!);
+    for (const load of order) {
+      const sample = await measure(load, options.seconds, options.connections);
+      samples.get(load.name)!.push(sample);
+      onSample?.(load, sample);
+    }
+  }
+  const out = new Map<string, Sample>();
+  for (const [name, list] of samples) {
+    out.set(name, {
+      rps: median(list.map((s) => s.rps)),
+      p99: median(list.map((s) => s.p99)),
+      p50: median(list.map((s) => s.p50)),
+      errors: list.reduce((a, s) => a + s.errors, 0),
+      non2xx: list.reduce((a, s) => a + s.non2xx, 0),
+    });
+  }
+  return out;
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join(' | ')} |`;
+  const sep = `|${widths.map((w, c) => (c === 0 ? ':' : '-') + '-'.repeat(w) + (c === 0 ? '-' : ':')).join('|')}|`;
+  return [line(rows[0]!), sep, ...rows.slice(1).map(line)].join('\n');
+}
