@@ -1,0 +1,515 @@
+/**
+ * The demo data set, built deterministically in memory: seven users (an admin, a private profile,
+ * a blocked account), seven projects across every visibility and both namespace kinds, and ~90
+ * days of activity before DEMO_END that covers every action and target type, pushes of every kind
+ * and a confidential issue with notes. It is imported through the same checks as any file.
+ */
+import type { PushCommit } from '../domain/push-payload.js';
+import type {
+  DataRecord,
+  EventRecord,
+  IssueRecord,
+  MergeRequestRecord,
+  MilestoneRecord,
+  NoteRecord,
+  SnippetRecord,
+} from '../domain/records.js';
+import { type Action, BLANK_SHA, type TargetClass } from '../domain/vocabulary.js';
+import * as C from './demo-catalog.js';
+import { Prng } from './prng.js';
+
+const DAY = 86_400_000;
+const ERIN_BLOCKED_AFTER_DAY = 60;
+
+interface ProjectState {
+  id: number;
+  fullPath: string;
+  spec: C.DemoProject;
+  members: { userId: number; level: number }[];
+  issues: IssueRecord[];
+  mrs: MergeRequestRecord[];
+  milestones: MilestoneRecord[];
+  snippets: SnippetRecord[];
+  iid: { issue: number; mr: number; milestone: number };
+  heads: Map<string, string>;
+}
+
+type Kind =
+  | 'push'
+  | 'issue_open'
+  | 'issue_close'
+  | 'issue_reopen'
+  | 'issue_update'
+  | 'mr_open'
+  | 'mr_update'
+  | 'mr_merge'
+  | 'mr_close'
+  | 'mr_approve'
+  | 'comment'
+  | 'milestone_create'
+  | 'milestone_close'
+  | 'milestone_destroy'
+  | 'snippet_create'
+  | 'snippet_update'
+  | 'joined'
+  | 'left'
+  | 'expired'
+  | 'project_update'
+  | 'user_update';
+
+const WEIGHTS: (readonly [Kind, number])[] = [
+  ['push', 30],
+  ['issue_open', 9],
+  ['issue_close', 4],
+  ['issue_reopen', 1],
+  ['issue_update', 1.5],
+  ['mr_open', 6],
+  ['mr_update', 1.5],
+  ['mr_merge', 4],
+  ['mr_close', 1],
+  ['mr_approve', 3],
+  ['comment', 18],
+  ['milestone_create', 0.6],
+  ['milestone_close', 0.4],
+  ['milestone_destroy', 0.2],
+  ['snippet_create', 0.6],
+  ['snippet_update', 0.4],
+  ['joined', 0.5],
+  ['left', 0.3],
+  ['expired', 0.2],
+  ['project_update', 0.3],
+  ['user_update', 0.3],
+];
+
+/** The demo records in dependency order. `passwordHash` is shared: hashing once keeps this fast. */
+export function demoRecords(passwordHash: string): DataRecord[] {
+  return new DemoBuilder(passwordHash).build();
+}
+
+class DemoBuilder {
+  private readonly rng = new Prng(20260114);
+  private readonly out: { [K in DataRecord['kind']]: DataRecord[] } = {
+    user: [],
+    project: [],
+    member: [],
+    milestone: [],
+    issue: [],
+    merge_request: [],
+    snippet: [],
+    note: [],
+    event: [],
+    personal_access_token: [],
+  };
+  private readonly userIds = new Map<string, number>();
+  private readonly projects: ProjectState[] = [];
+  private readonly seq = { milestone: 0, issue: 0, mr: 0, snippet: 0, note: 0, event: 0 };
+  private day = 0;
+
+  constructor(private readonly passwordHash: string) {}
+
+  build(): DataRecord[] {
+    const start = C.DEMO_END - C.DEMO_DAYS * DAY;
+    C.DEMO_USERS.forEach((u, i) => {
+      const id = i + 1;
+      this.userIds.set(u.username, id);
+      this.out.user.push({
+        kind: 'user',
+        id,
+        username: u.username,
+        name: u.name,
+        email: `${u.username}@example.com`,
+        state: u.blocked ? 'blocked' : 'active',
+        password: null,
+        password_hash: this.passwordHash,
+        admin: u.admin ?? false,
+        two_factor_enabled: false,
+        private_profile: u.privateProfile ?? false,
+        avatar_url: null,
+        created_at: start - 30 * DAY + i * 3_600_000,
+      });
+    });
+    C.DEMO_PROJECTS.forEach((spec, i) => this.addProject(spec, i + 1, start - 10 * DAY + i * DAY));
+    for (const p of this.projects) {
+      this.event(p, this.uid(p.spec.creator), 'created', null, null, start + 3_600_000 * p.id);
+    }
+    for (this.day = 0; this.day < C.DEMO_DAYS; this.day++) {
+      const dayStart = start + this.day * DAY;
+      const weekday = new Date(dayStart).getUTCDay() % 6 !== 0;
+      const count = weekday ? 24 + this.rng.int(14) : 4 + this.rng.int(6);
+      const times = Array.from(
+        { length: count },
+        () => dayStart + 8 * 3_600_000 + this.rng.int(11 * 3_600_000),
+      ).sort((a, b) => a - b);
+      if (this.day === 20) this.confidentialStory(dayStart + 9 * 3_600_000);
+      for (const t of times) this.activity(t);
+    }
+    return Object.values(this.out).flat();
+  }
+
+  private uid(username: string): number {
+    return this.userIds.get(username)!;
+  }
+
+  private addProject(spec: C.DemoProject, id: number, createdAt: number) {
+    const creator = this.uid(spec.creator);
+    this.out.project.push({
+      kind: 'project',
+      id,
+      namespace: spec.namespace,
+      path: spec.path,
+      name: spec.name,
+      description: spec.description,
+      visibility: spec.visibility,
+      creator_id: creator,
+      created_at: createdAt,
+    });
+    const members = [{ userId: creator, level: 50 }].concat(
+      Object.entries(spec.members).map(([u, level]) => ({ userId: this.uid(u), level })),
+    );
+    for (const m of members) {
+      this.out.member.push({
+        kind: 'member',
+        project_id: id,
+        user_id: m.userId,
+        access_level: m.level,
+      });
+    }
+    this.projects.push({
+      id,
+      fullPath: `${spec.namespace}/${spec.path}`,
+      spec,
+      members,
+      issues: [],
+      mrs: [],
+      milestones: [],
+      snippets: [],
+      iid: { issue: 0, mr: 0, milestone: 0 },
+      heads: new Map([['main', this.rng.sha()]]),
+    });
+  }
+
+  private event(
+    p: ProjectState,
+    authorId: number,
+    action: Action,
+    targetType: TargetClass | null,
+    targetId: number | null,
+    at: number,
+    push: EventRecord['push'] = null,
+  ) {
+    this.out.event.push({
+      kind: 'event',
+      id: ++this.seq.event,
+      project_id: p.id,
+      author_id: authorId,
+      action,
+      target_type: targetType,
+      target_id: targetId,
+      created_at: at,
+      push,
+    });
+  }
+
+  private author(p: ProjectState, minLevel: number): number {
+    const erinId = this.uid('erin');
+    const eligible = p.members.filter(
+      (m) => m.level >= minLevel && !(m.userId === erinId && this.day > ERIN_BLOCKED_AFTER_DAY),
+    );
+    return this.rng.pick(eligible.length ? eligible : p.members).userId;
+  }
+
+  private pickProject(): ProjectState {
+    const weights = this.projects.map((p) => [String(p.id), p.spec.weight] as const);
+    return this.projects[Number(this.rng.weighted(weights)) - 1]!;
+  }
+
+  private activity(at: number) {
+    const p = this.pickProject();
+    const kind = this.rng.weighted(WEIGHTS);
+    const open = <T extends { state: string }>(items: T[]) =>
+      items.filter((i) => i.state === 'opened');
+    const dev = () => this.author(p, 30);
+    const anyone = () => this.author(p, 10);
+    switch (kind) {
+      case 'push':
+        return this.push(p, dev(), at);
+      case 'issue_close':
+      case 'issue_update': {
+        const issue = open(p.issues).find((i) => !i.confidential);
+        if (!issue) return this.newIssue(p, anyone(), at, false);
+        if (kind === 'issue_close') issue.state = 'closed';
+        return this.event(
+          p,
+          dev(),
+          kind === 'issue_close' ? 'closed' : 'updated',
+          'Issue',
+          issue.id,
+          at,
+        );
+      }
+      case 'issue_reopen': {
+        const issue = p.issues.find((i) => i.state === 'closed' && !i.confidential);
+        if (!issue) return this.newIssue(p, anyone(), at, false);
+        issue.state = 'opened';
+        return this.event(p, dev(), 'reopened', 'Issue', issue.id, at);
+      }
+      case 'mr_update':
+      case 'mr_merge':
+      case 'mr_close':
+      case 'mr_approve': {
+        const mr = open(p.mrs)[0];
+        if (!mr) return this.newMergeRequest(p, dev(), at);
+        const action = (
+          {
+            mr_update: 'updated',
+            mr_merge: 'merged',
+            mr_close: 'closed',
+            mr_approve: 'approved',
+          } as const
+        )[kind];
+        if (action === 'merged') mr.state = 'merged';
+        if (action === 'closed') mr.state = 'closed';
+        return this.event(p, dev(), action, 'MergeRequest', mr.id, at);
+      }
+      case 'comment':
+        return this.comment(p, anyone(), at);
+      case 'milestone_create':
+      case 'milestone_close':
+      case 'milestone_destroy': {
+        const existing = p.milestones[p.milestones.length - 1];
+        if (kind === 'milestone_create' || !existing) return this.newMilestone(p, dev(), at);
+        return this.event(
+          p,
+          dev(),
+          kind === 'milestone_close' ? 'closed' : 'destroyed',
+          'Milestone',
+          existing.id,
+          at,
+        );
+      }
+      case 'snippet_create':
+      case 'snippet_update': {
+        const snippet = p.snippets[0];
+        if (kind === 'snippet_create' || !snippet) return this.newSnippet(p, dev(), at);
+        return this.event(p, snippet.author_id, 'updated', 'Snippet', snippet.id, at);
+      }
+      case 'joined':
+      case 'left':
+      case 'expired':
+        return this.event(p, anyone(), kind, null, null, at);
+      case 'project_update':
+        return this.event(p, this.author(p, 40), 'updated', 'Project', p.id, at);
+      case 'user_update': {
+        const who = anyone();
+        return this.event(p, who, 'updated', 'User', who, at);
+      }
+      case 'mr_open':
+        return this.newMergeRequest(p, dev(), at);
+      case 'issue_open':
+        return this.newIssue(p, anyone(), at, false);
+    }
+  }
+
+  private newIssue(p: ProjectState, authorId: number, at: number, confidential: boolean) {
+    const issue: IssueRecord = {
+      kind: 'issue',
+      id: ++this.seq.issue,
+      project_id: p.id,
+      iid: ++p.iid.issue,
+      title: confidential ? C.CONFIDENTIAL_ISSUE_TITLE : this.rng.pick(C.ISSUE_TITLES),
+      author_id: authorId,
+      confidential,
+      state: 'opened',
+      created_at: at,
+    };
+    p.issues.push(issue);
+    this.out.issue.push(issue);
+    this.event(p, authorId, 'created', 'Issue', issue.id, at);
+    return issue;
+  }
+
+  private newMergeRequest(p: ProjectState, authorId: number, at: number) {
+    const mr: MergeRequestRecord = {
+      kind: 'merge_request',
+      id: ++this.seq.mr,
+      project_id: p.id,
+      iid: ++p.iid.mr,
+      title: this.rng.pick(C.MR_TITLES),
+      author_id: authorId,
+      state: 'opened',
+      created_at: at,
+    };
+    p.mrs.push(mr);
+    this.out.merge_request.push(mr);
+    this.event(p, authorId, 'created', 'MergeRequest', mr.id, at);
+  }
+
+  private newMilestone(p: ProjectState, authorId: number, at: number) {
+    const ms: MilestoneRecord = {
+      kind: 'milestone',
+      id: ++this.seq.milestone,
+      project_id: p.id,
+      iid: ++p.iid.milestone,
+      title: C.MILESTONE_TITLES[(p.iid.milestone - 1) % C.MILESTONE_TITLES.length]!,
+      created_at: at,
+    };
+    p.milestones.push(ms);
+    this.out.milestone.push(ms);
+    this.event(p, authorId, 'created', 'Milestone', ms.id, at);
+  }
+
+  private newSnippet(p: ProjectState, authorId: number, at: number) {
+    const snippet: SnippetRecord = {
+      kind: 'snippet',
+      id: ++this.seq.snippet,
+      project_id: p.id,
+      title: this.rng.pick(C.SNIPPET_TITLES),
+      author_id: authorId,
+      visibility: p.spec.visibility,
+      created_at: at,
+    };
+    p.snippets.push(snippet);
+    this.out.snippet.push(snippet);
+    this.event(p, authorId, 'created', 'Snippet', snippet.id, at);
+  }
+
+  private note(
+    p: ProjectState,
+    authorId: number,
+    at: number,
+    noteable: Pick<NoteRecord, 'noteable_type' | 'noteable_id'>,
+    body: string,
+  ) {
+    const note: NoteRecord = {
+      kind: 'note',
+      id: ++this.seq.note,
+      project_id: p.id,
+      author_id: authorId,
+      body,
+      ...noteable,
+      system: false,
+      attachment: null,
+      created_at: at,
+      updated_at: at,
+    };
+    this.out.note.push(note);
+    this.event(p, authorId, 'commented', 'Note', note.id, at);
+  }
+
+  private comment(p: ProjectState, authorId: number, at: number) {
+    const body = this.rng.pick(C.NOTE_BODIES);
+    const roll = this.rng.next();
+    const issues = p.issues.filter((i) => !i.confidential);
+    if (roll < 0.5 && issues.length) {
+      return this.note(
+        p,
+        authorId,
+        at,
+        { noteable_type: 'Issue', noteable_id: this.rng.pick(issues).id },
+        body,
+      );
+    }
+    if (roll < 0.9 && p.mrs.length) {
+      return this.note(
+        p,
+        authorId,
+        at,
+        { noteable_type: 'MergeRequest', noteable_id: this.rng.pick(p.mrs).id },
+        body,
+      );
+    }
+    if (p.snippets.length) {
+      return this.note(
+        p,
+        authorId,
+        at,
+        { noteable_type: 'Snippet', noteable_id: this.rng.pick(p.snippets).id },
+        body,
+      );
+    }
+    this.newIssue(p, authorId, at, false);
+  }
+
+  /** A confidential security issue in the public API project, discussed by its maintainers. */
+  private confidentialStory(at: number) {
+    const p = this.projects[0]!;
+    const issue = this.newIssue(p, this.uid('carol'), at, true);
+    const voices = ['carol', 'bob', 'alice'];
+    C.CONFIDENTIAL_NOTES.forEach((body, i) => {
+      const noteable = { noteable_type: 'Issue' as const, noteable_id: issue.id };
+      this.note(p, this.uid(voices[i]!), at + (i + 1) * 3_600_000, noteable, body);
+    });
+  }
+
+  private commits(p: ProjectState, authorId: number, at: number, count: number): PushCommit[] {
+    const user = C.DEMO_USERS[authorId - 1]!;
+    return Array.from({ length: count }, (_, i) => {
+      const id = this.rng.sha();
+      const ts = new Date(at - (count - i) * 60_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+      return {
+        id,
+        message: this.rng.pick(C.COMMIT_MESSAGES),
+        timestamp: ts,
+        url: `${C.DEMO_BASE_URL}/${p.fullPath}/-/commit/${id}`,
+        author: { name: user.name, email: `${user.username}@example.com` },
+      };
+    });
+  }
+
+  private push(p: ProjectState, authorId: number, at: number) {
+    const roll = this.rng.next();
+    let ref: string;
+    let before: string;
+    let after: string;
+    let commits: PushCommit[] = [];
+    let count: number;
+    if (roll < 0.08) {
+      // A new branch with its first commits.
+      const branch = `${this.rng.pick(C.BRANCHES)}-${this.seq.event}`;
+      commits = this.commits(p, authorId, at, 1 + this.rng.int(3));
+      [ref, before, after, count] = [
+        `refs/heads/${branch}`,
+        BLANK_SHA,
+        commits.at(-1)!.id,
+        commits.length,
+      ];
+      p.heads.set(branch, after);
+    } else if (roll < 0.13 && p.heads.size > 1) {
+      // A merged branch deleted.
+      const branch = [...p.heads.keys()].find((b) => b !== 'main')!;
+      [ref, before, after, count] = [`refs/heads/${branch}`, p.heads.get(branch)!, BLANK_SHA, 0];
+      p.heads.delete(branch);
+    } else if (roll < 0.17) {
+      // A release tag (tags carry no commits).
+      const tag = `v1.${Math.floor(this.day / 15)}.${this.seq.event % 10}`;
+      [ref, before, after, count] = [`refs/tags/${tag}`, BLANK_SHA, p.heads.get('main')!, 0];
+    } else if (roll < 0.19) {
+      // A big merge: more commits than push data keeps.
+      commits = this.commits(p, authorId, at, 23 + this.rng.int(8));
+      [ref, before, after, count] = [
+        'refs/heads/main',
+        p.heads.get('main')!,
+        commits.at(-1)!.id,
+        commits.length,
+      ];
+      p.heads.set('main', after);
+    } else {
+      const branch = this.rng.chance(0.6) ? 'main' : this.rng.pick([...p.heads.keys()]);
+      commits = this.commits(p, authorId, at, 1 + (this.rng.chance(0.3) ? this.rng.int(6) : 0));
+      [ref, before, after, count] = [
+        `refs/heads/${branch}`,
+        p.heads.get(branch)!,
+        commits.at(-1)!.id,
+        commits.length,
+      ];
+      p.heads.set(branch, after);
+    }
+    this.event(p, authorId, 'pushed', null, null, at, {
+      ref,
+      before,
+      after,
+      commitCount: count,
+      commits,
+    });
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * Import and export of the newline-delimited JSON format. An import is one transaction on either
+ * dialect: every line is parsed and its references checked before it is buffered for writing,
+ * and the first bad line (plus up to MAX_PROBLEMS in total) aborts the whole import, leaving the
+ * database exactly as it was. Export streams the same format in dependency order with keyset
+ * reads, so its memory does not grow with the number of events.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Writable } from 'node:stream';
+import { normalizePush } from '../domain/push-payload.js';
+import { formatRecord } from '../domain/record-format.js';
+import { ReferenceLedger } from '../domain/record-references.js';
+import {
+  type DataRecord,
+  RECORD_KINDS,
+  type RecordKind,
+  RecordError,
+  parseRecordLine,
+} from '../domain/records.js';
+import { hashPassword } from '../domain/secrets.js';
+import { actionCode } from '../domain/vocabulary.js';
+import {
+  BulkWriter,
+  eventIdPages,
+  existingKeys,
+  resetSequences,
+  tableCounts,
+} from '../store/bulk.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { exportRecords } from './export-records.js';
+
+/** Collecting more problems than this helps nobody: fix these and run again. */
+export const MAX_PROBLEMS = 20;
+
+export interface Problem {
+  line: number;
+  message: string;
+}
+
+export class ImportError extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(
+      problems
+        .map((p) => `line ${p.line}: ${p.message}`)
+        .concat(problems.length >= MAX_PROBLEMS ? ['(stopped after the first 20 problems)'] : [])
+        .join('\n'),
+    );
+  }
+}
+
+export type KindCounts = Record<RecordKind, number>;
+
+export interface TransferProgress {
+  records: number;
+  /** Bytes of the input read so far and its size, when importing a file. */
+  bytes?: number;
+  totalBytes?: number;
+  /** Records expected in all (export knows it up front). */
+  totalRecords?: number;
+}
+
+export interface TransferSummary {
+  counts: KindCounts;
+  records: number;
+  seconds: number;
+}
+
+export interface TransferOptions {
+  onProgress?: (progress: TransferProgress) => void;
+}
+
+/** A line of input: its number and either raw text or an already built record. */
+export type Entry = { line: number; text: string } | { line: number; record: DataRecord };
+
+export function emptyCounts(): KindCounts {
+  return Object.fromEntries(RECORD_KINDS.map((k) => [k, 0])) as KindCounts;
+}
+
+export class ImportService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Imports a file of the format (`-` reads standard input). */
+  async importFile(path: string, options: TransferOptions = {}): Promise<TransferSummary> {
+    const input = path === '-' ? process.stdin : createReadStream(path);
+    const totalBytes = path === '-' ? undefined : statSync(path).size;
+    const bytes = () => (path === '-' ? undefined : (input as { bytesRead: number }).bytesRead);
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    async function* entries(): AsyncGenerator<Entry> {
+      let line = 0;
+      for await (const text of lines) yield { line: ++line, text };
+    }
+    return this.run(entries(), {
+      onProgress: options.onProgress
+        ? (p) => options.onProgress!({ ...p, bytes: bytes(), totalBytes })
+        : undefined,
+    });
+  }
+
+  /** Imports text already in memory (tests, small files). */
+  importText(text: string, options: TransferOptions = {}): Promise<TransferSummary> {
+    const lines = text.split('\n');
+    return this.run(
+      (function* () {
+        for (let i = 0; i < lines.length; i++) yield { line: i + 1, text: lines[i]! };
+      })(),
+      options,
+    );
+  }
+
+  /** Imports generated records (seed, demo data) through the same checks as a file. */
+  importRecords(
+    records: Iterable<DataRecord> | AsyncIterable<DataRecord>,
+    options: TransferOptions = {},
+  ): Promise<TransferSummary> {
+    async function* entries(): AsyncGenerator<Entry> {
+      let line = 0;
+      for await (const record of records) yield { line: ++line, record };
+    }
+    return this.run(entries(), options);
+  }
+
+  private run(
+    entries: Iterable<Entry> | AsyncIterable<Entry>,
+    options: TransferOptions,
+  ): Promise<TransferSummary> {
+    const started = performance.now();
+    const { dialect } = this.store;
+    return this.store.db.transaction().execute(async (trx) => {
+      const ledger = new ReferenceLedger();
+      ledger.load(await existingKeys(trx));
+      for await (const ids of eventIdPages(trx)) ledger.loadEventIds(ids);
+      const writer = new BulkWriter(trx);
+      const counts = emptyCounts();
+      const problems: Problem[] = [];
+      let records = 0;
+      const now = this.clock.now();
+      for await (const entry of entries) {
+        let record: DataRecord;
+        let issueId: number | null;
+        try {
+          if ('record' in entry) record = entry.record;
+          else if (entry.text.trim() === '') continue;
+          else record = parseRecordLine(entry.text);
+          issueId = ledger.admit(record);
+        } catch (error) {
+          if (!(error instanceof RecordError)) throw error;
+          problems.push({ line: entry.line, message: error.message });
+          if (problems.length >= MAX_PROBLEMS) break;
+          continue;
+        }
+        // After the first problem nothing more is written; the rest is only checked.
+        if (problems.length > 0) continue;
+        const wrote = await this.write(writer, record, issueId, now);
+        counts[record.kind]++;
+        records++;
+        if (wrote) options.onProgress?.({ records });
+      }
+      if (problems.length > 0) throw new ImportError(problems);
+      await writer.flush();
+      await resetSequences(trx, dialect);
+      options.onProgress?.({ records });
+      return { counts, records, seconds: (performance.now() - started) / 1000 };
+    });
+  }
+
+  /** Buffers the rows of one record; true when that wrote a batch. */
+  private async write(
+    w: BulkWriter,
+    r: DataRecord,
+    issueId: number | null,
+    now: number,
+  ): Promise<boolean> {
+    switch (r.kind) {
+      case 'user':
+        return w.add('users', {
+          id: r.id,
+          username: r.username,
+          name: r.name,
+          email: r.email,
+          state: r.state,
+          password_hash: r.password !== null ? await hashPassword(r.password) : r.password_hash,
+          admin: r.admin ? 1 : 0,
+          two_factor_enabled: r.two_factor_enabled ? 1 : 0,
+          private_profile: r.private_profile ? 1 : 0,
+          avatar_url: r.avatar_url,
+          created_at: r.created_at ?? now,
+        });
+      case 'project':
+        return w.add('projects', {
+          id: r.id,
+          namespace: r.namespace,
+          path: r.path,
+          full_path: `${r.namespace}/${r.path}`,
+          name: r.name,
+          description: r.description,
+          visibility: r.visibility,
+          creator_id: r.creator_id,
+          created_at: r.created_at ?? now,
+        });
+      case 'member':
+        return w.add('project_members', {
+          project_id: r.project_id,
+          user_id: r.user_id,
+          access_level: r.access_level,
+        });
+      case 'milestone':
+        return w.add('milestones', { ...withoutKind(r), created_at: r.created_at ?? now });
+      case 'issue':
+        return w.add('issues', {
+          ...withoutKind(r),
+          confidential: r.confidential ? 1 : 0,
+          created_at: r.created_at ?? now,
+        });
+      case 'merge_request':
+        return w.add('merge_requests', { ...withoutKind(r), created_at: r.created_at ?? now });
+      case 'snippet':
+        return w.add('snippets', { ...withoutKind(r), created_at: r.created_at ?? now });
+      case 'note':
+        return w.add('notes', {
+          ...withoutKind(r),
+          system: r.system ? 1 : 0,
+          updated_at: r.updated_at ?? r.created_at,
+        });
+      case 'event': {
+        const wrote = await w.add('events', {
+          id: r.id,
+          project_id: r.project_id,
+          author_id: r.author_id,
+          action: actionCode(r.action),
+          target_type: r.target_type,
+          target_id: r.target_id,
+          issue_id: issueId,
+          created_at: r.created_at,
+        });
+        if (!r.push) return wrote;
+        const p = normalizePush(r.push);
+        const pushWrote = await w.add('push_event_payloads', {
+          event_id: r.id,
+          action: p.action,
+          ref_type: p.refType,
+          ref: p.ref,
+          commit_from: p.commitFrom,
+          commit_to: p.commitTo,
+          commit_count: p.commitCount,
+          commit_title: p.commitTitle,
+          commits: JSON.stringify(p.commits),
+        });
+        return wrote || pushWrote;
+      }
+      case 'personal_access_token':
+        return w.add('personal_access_tokens', {
+          id: r.id,
+          user_id: r.user_id,
+          name: r.name,
+          token_digest: r.token_digest,
+          scopes: r.scopes.join(' '),
+          expires_at: r.expires_at,
+          revoked: r.revoked ? 1 : 0,
+          last_used_at: r.last_used_at,
+          created_at: r.created_at ?? now,
+        });
+    }
+  }
+}
+
+function withoutKind<T extends { kind: string }>(record: T): Omit<T, 'kind'> {
+  const { kind: _kind, ...rest } = record;
+  return rest;
+}
+
+export class ExportService {
+  constructor(private readonly store: Store) {}
+
+  /** Writes every record, one per line, in dependency order; hashes only, never plaintext. */
+  async exportTo(out: Writable, options: TransferOptions = {}): Promise<TransferSummary> {
+    const started = performance.now();
+    const totals = await tableCounts(this.store.db);
+    const totalRecords = Object.entries(totals)
+      .filter(([table]) => table !== 'push_event_payloads')
+      .reduce((sum, [, n]) => sum + n, 0);
+    const counts = emptyCounts();
+    let records = 0;
+    for await (const page of exportRecords(this.store.db)) {
+      const text = page.map((r) => formatRecord(r) + '\n').join('');
+      for (const r of page) counts[r.kind]++;
+      records += page.length;
+      if (!out.write(text)) await once(out, 'drain');
+      options.onProgress?.({ records, totalRecords });
+    }
+    return { counts, records, seconds: (performance.now() - started) / 1000 };
+  }
+}

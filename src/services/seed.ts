@@ -1,0 +1,56 @@
+/**
+ * Seeding: the demo data set (into an empty database only) and large synthetic data sets. Both go
+ * through the importer, so seeded data obeys exactly the rules an imported file does.
+ */
+import { hashPassword } from '../domain/secrets.js';
+import { isEmpty, maxIds } from '../store/bulk.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import { DEMO_PASSWORD } from './demo-catalog.js';
+import { demoRecords } from './demo-data.js';
+import { ImportService, type TransferOptions, type TransferSummary } from './import-export.js';
+import { type SyntheticOptions, syntheticRecords } from './synthetic-data.js';
+
+export class NotEmptyError extends Error {
+  constructor() {
+    super('the database is not empty: demo data loads only into an empty database');
+  }
+}
+
+export class SeedService {
+  private readonly importer: ImportService;
+
+  constructor(
+    private readonly store: Store,
+    clock: Clock,
+  ) {
+    this.importer = new ImportService(store, clock);
+  }
+
+  isEmpty(): Promise<boolean> {
+    return isEmpty(this.store.db);
+  }
+
+  /** Loads the demo data set; refuses a database that already has users, projects or events. */
+  async seedDemo(options: TransferOptions = {}): Promise<TransferSummary> {
+    if (!(await this.isEmpty())) throw new NotEmptyError();
+    // One hash for every demo user: they share the documented demo password anyway.
+    const records = demoRecords(await hashPassword(DEMO_PASSWORD));
+    return this.importer.importRecords(records, options);
+  }
+
+  /** Loads the demo data set when the database is empty; null when it was not. */
+  async seedDemoIfEmpty(options: TransferOptions = {}): Promise<TransferSummary | null> {
+    if (!(await this.isEmpty())) return null;
+    return this.seedDemo(options);
+  }
+
+  /** Appends synthetic data after whatever ids already exist. */
+  async seedSynthetic(
+    synthetic: SyntheticOptions,
+    options: TransferOptions = {},
+  ): Promise<TransferSummary> {
+    const offsets = await maxIds(this.store.db);
+    return this.importer.importRecords(syntheticRecords(synthetic, offsets), options);
+  }
+}
