@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Config } from './config.js';
 import { digest } from './domain/secrets.js';
+import { graphqlApi } from './graphql/index.js';
 import { restApi } from './rest/index.js';
 import { sendJson } from './rest/respond.js';
 import type { Clock } from './services/clock.js';
@@ -123,6 +124,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     },
     { prefix: '/api/v4' },
   );
+
+  await app.register(graphqlApi(services));
 
   app.get('/-/health', async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
 

@@ -1,0 +1,77 @@
+/**
+ * Event connections over the activity service's keyset windows: a cursor is an event id, so any
+ * page costs what the first one costs. Filters become the domain's `EventFilter` through the same
+ * day-bound rule REST uses.
+ */
+import { dayBounds, type EventFilter } from '../domain/filters.js';
+import type { EventQuery } from '../store/events.js';
+import type { GraphQLContext } from './context.js';
+import { encodeCursor } from './ids.js';
+import { pageWindow, type RawPageArgs } from './pagination.js';
+import type { EventConnectionType, EventFilterInput } from './types/connection.js';
+
+export function toEventFilter(input: EventFilterInput | null | undefined): EventFilter {
+  const filter: EventFilter = { sort: input?.sort ?? 'desc' };
+  if (input?.action) filter.action = input.action;
+  if (input?.targetType) filter.targetType = input.targetType;
+  const bounds = dayBounds(input?.before ?? undefined, input?.after ?? undefined);
+  if (bounds.createdBefore !== undefined) filter.createdBefore = bounds.createdBefore;
+  if (bounds.createdFrom !== undefined) filter.createdFrom = bounds.createdFrom;
+  return filter;
+}
+
+/** One page of a listing; `q` null means empty by rule (e.g. a private profile). */
+export async function eventConnection(
+  ctx: GraphQLContext,
+  q: EventQuery | null,
+  args: RawPageArgs,
+): Promise<EventConnectionType> {
+  const window = pageWindow(args);
+  if (!q) {
+    return {
+      edges: [],
+      nodes: [],
+      pageInfo: { startCursor: null, endCursor: null, hasNext: false, hasPrevious: false },
+      query: null,
+    };
+  }
+  const { activity } = ctx.services;
+  const asc = q.filter.sort === 'asc';
+  const bounds = {
+    ...(window.afterId !== undefined ? { afterId: window.afterId } : {}),
+    ...(window.beforeId !== undefined ? { beforeId: window.beforeId } : {}),
+  };
+  const forward = window.direction === 'forward';
+  let rows = await activity.listWindow(q, { ...bounds, limit: window.size + 1, reverse: !forward });
+  const more = rows.length > window.size;
+  if (more) rows = forward ? rows.slice(0, window.size) : rows.slice(rows.length - window.size);
+
+  // Whether anything lies on the other side of a cursor: asked only if a client reads it.
+  const existsAtOrBefore = (id: number) => async () =>
+    (await activity.listWindow(q, { beforeId: asc ? id + 1 : id - 1, limit: 1 })).length > 0;
+  const existsAtOrAfter = (id: number) => async () =>
+    (await activity.listWindow(q, { afterId: asc ? id - 1 : id + 1, limit: 1 })).length > 0;
+
+  const views = await activity.hydrate(rows);
+  const nodes = views.map((view) => ctx.present.event(view));
+  const edges = nodes.map((node) => ({ cursor: encodeCursor(node.databaseId), node }));
+  return {
+    edges,
+    nodes,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+      hasNext: forward
+        ? more
+        : window.beforeId !== undefined
+          ? existsAtOrAfter(window.beforeId)
+          : false,
+      hasPrevious: forward
+        ? window.afterId !== undefined
+          ? existsAtOrBefore(window.afterId)
+          : false
+        : more,
+    },
+    query: q,
+  };
+}

@@ -1,0 +1,37 @@
+/** What every resolver receives: the services, who is asking, and this request's loaders. */
+import type { FastifyBaseLogger } from 'fastify';
+import type { EndpointScopes } from '../domain/scopes.js';
+import type { Viewer } from '../domain/visibility.js';
+import type { Services } from '../services/container.js';
+import type { Principal } from '../services/credentials.js';
+import { Loaders } from './loaders.js';
+import { Presenter } from './present.js';
+
+export interface GraphQLContext {
+  services: Services;
+  principal: Principal | null;
+  viewer: Viewer | null;
+  loaders: Loaders;
+  present: Presenter;
+  log: FastifyBaseLogger;
+  /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
+  authorize(scopes: EndpointScopes): void;
+}
+
+export function createContext(
+  services: Services,
+  principal: Principal | null,
+  log: FastifyBaseLogger,
+): GraphQLContext {
+  const loaders = new Loaders(services.store);
+  return {
+    services,
+    principal,
+    viewer: principal?.viewer ?? null,
+    loaders,
+    present: new Presenter(services.config.externalUrl),
+    log,
+    // GraphQL reads only: a safe method as far as read-only scopes are concerned.
+    authorize: (scopes) => services.credentials.authorize(principal, scopes, true),
+  };
+}

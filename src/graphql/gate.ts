@@ -1,0 +1,240 @@
+/**
+ * Everything that happens to a GraphQL request before an engine executes it, shared by both
+ * engines so they answer bad requests identically: read the operation (GET or POST), enforce the
+ * query size, authenticate, parse and validate (cached per query text), pick the operation,
+ * coerce variables, and enforce depth, page-size and complexity limits.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  getOperationAST,
+  getVariableValues,
+  parse,
+  validate,
+} from 'graphql';
+import { DomainError, ValidationError } from '../domain/errors.js';
+import { presentedCredentials } from '../rest/auth.js';
+import type { Services } from '../services/container.js';
+import type { Principal } from '../services/credentials.js';
+import { RequestError, requestErrorOf } from './errors.js';
+import {
+  MAX_COMPLEXITY,
+  MAX_DEPTH,
+  MAX_QUERY_LENGTH,
+  queryComplexity,
+  queryDepth,
+} from './limits.js';
+
+export interface Prepared {
+  source: string;
+  document: DocumentNode;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  principal: Principal | null;
+}
+
+interface CacheEntry {
+  document?: DocumentNode;
+  errors?: RequestError;
+  /** Complexity by operation name, for requests without variables. */
+  complexity: Map<string, number>;
+  depth: Map<string, number>;
+}
+
+const CACHE_SIZE = 1_000;
+const MAX_VALIDATION_ERRORS = 5;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class Gate {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly services: Services,
+  ) {}
+
+  async prepare(request: FastifyRequest, reply: FastifyReply): Promise<Prepared> {
+    const { source, variables, operationName } = readOperation(request);
+    const presented = presentedCredentials(request);
+    if (presented.accessTokenParam !== undefined || presented.privateTokenParam !== undefined) {
+      reply.header('cache-control', 'no-store');
+    }
+    let principal: Principal | null;
+    try {
+      principal = await this.services.credentials.authenticate(presented);
+    } catch (error) {
+      if (error instanceof DomainError) throw requestErrorOf(error);
+      throw error;
+    }
+    const entry = this.entry(source);
+    if (entry.errors) throw entry.errors;
+    const document = entry.document!;
+    const operation = pickOperation(document, operationName);
+    if (request.method === 'GET' && operation.operation !== 'query') {
+      throw new RequestError('BAD_REQUEST', 405, 'Only queries can be sent with GET.');
+    }
+
+    let coerced: Record<string, unknown> = {};
+    if (operation.variableDefinitions?.length) {
+      const result = getVariableValues(
+        this.schema,
+        operation.variableDefinitions,
+        variables ?? {},
+        {
+          maxErrors: MAX_VALIDATION_ERRORS,
+        },
+      );
+      if (result.errors) {
+        throw new RequestError('BAD_USER_INPUT', 400, result.errors[0]!.message, result.errors);
+      }
+      coerced = result.coerced;
+    }
+
+    const key = operationName ?? '';
+    const anonymous = principal === null;
+    let depth = entry.depth.get(key);
+    if (depth === undefined) {
+      depth = queryDepth(document, operation);
+      entry.depth.set(key, depth);
+    }
+    const maxDepth = anonymous ? MAX_DEPTH.anonymous : MAX_DEPTH.authenticated;
+    if (depth > maxDepth) {
+      throw new RequestError(
+        'QUERY_TOO_DEEP',
+        400,
+        `Query has depth of ${depth}, which exceeds max depth of ${maxDepth}`,
+      );
+    }
+
+    const cacheable = !operation.variableDefinitions?.length;
+    let complexity = cacheable ? entry.complexity.get(key) : undefined;
+    if (complexity === undefined) {
+      complexity = this.complexity(document, operationName, coerced);
+      if (cacheable) entry.complexity.set(key, complexity);
+    }
+    const maxComplexity = anonymous ? MAX_COMPLEXITY.anonymous : MAX_COMPLEXITY.authenticated;
+    if (complexity > maxComplexity) {
+      throw new RequestError(
+        'QUERY_TOO_COMPLEX',
+        400,
+        `Query has complexity of ${complexity}, which exceeds max complexity of ${maxComplexity}`,
+      );
+    }
+    return { source, document, operationName, variables, principal };
+  }
+
+  private complexity(
+    document: DocumentNode,
+    operationName: string | undefined,
+    variables: Record<string, unknown>,
+  ): number {
+    try {
+      return queryComplexity(this.schema, document, operationName, variables);
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        throw new RequestError('BAD_USER_INPUT', 400, error.message);
+      }
+      const code = error instanceof GraphQLError ? error.extensions.code : undefined;
+      if (code === 'PAGE_SIZE_EXCEEDED') {
+        throw new RequestError('PAGE_SIZE_EXCEEDED', 400, (error as GraphQLError).message);
+      }
+      throw error;
+    }
+  }
+
+  /** Parse and validate once per distinct query text; failures are remembered as well. */
+  private entry(source: string): CacheEntry {
+    let entry = this.cache.get(source);
+    if (entry) return entry;
+    entry = { complexity: new Map(), depth: new Map() };
+    try {
+      const document = parse(source, { maxTokens: 5_000 });
+      const errors = validate(this.schema, document, undefined, {
+        maxErrors: MAX_VALIDATION_ERRORS,
+      });
+      if (errors.length > 0) {
+        entry.errors = new RequestError(
+          'GRAPHQL_VALIDATION_FAILED',
+          400,
+          errors[0]!.message,
+          errors,
+        );
+      } else {
+        entry.document = document;
+      }
+    } catch (error) {
+      if (!(error instanceof GraphQLError)) throw error;
+      entry.errors = new RequestError('GRAPHQL_PARSE_FAILED', 400, error.message, [error]);
+    }
+    if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(source, entry);
+    return entry;
+  }
+}
+
+function pickOperation(
+  document: DocumentNode,
+  operationName: string | undefined,
+): OperationDefinitionNode {
+  const operation = getOperationAST(document, operationName);
+  if (operation) return operation;
+  throw new RequestError(
+    'OPERATION_RESOLUTION_FAILURE',
+    400,
+    operationName === undefined
+      ? 'Must provide operation name if query contains multiple operations.'
+      : `Unknown operation named "${operationName}".`,
+  );
+}
+
+/** `{query, variables, operationName}` from a POST body or a GET query string. */
+function readOperation(request: FastifyRequest): {
+  source: string;
+  variables: Record<string, unknown> | undefined;
+  operationName: string | undefined;
+} {
+  const params = request.method === 'GET' ? request.query : request.body;
+  if (Array.isArray(params)) {
+    throw new RequestError('BAD_REQUEST', 400, 'Batched queries are not supported.');
+  }
+  if (!isObject(params) || typeof params.query !== 'string' || params.query.trim() === '') {
+    throw new RequestError('BAD_REQUEST', 400, 'Must provide query string.');
+  }
+  if (params.query.length > MAX_QUERY_LENGTH) {
+    throw new RequestError('QUERY_TOO_LARGE', 422, 'Query too large');
+  }
+  let variables: unknown = params.variables;
+  if (typeof variables === 'string') {
+    if (variables.trim() === '') variables = undefined;
+    else {
+      try {
+        variables = JSON.parse(variables);
+      } catch {
+        throw new RequestError('BAD_REQUEST', 400, 'Variables are not valid JSON.');
+      }
+    }
+  }
+  if (variables !== undefined && variables !== null && !isObject(variables)) {
+    throw new RequestError('BAD_REQUEST', 400, 'Variables must be an object.');
+  }
+  // Both engines then read the same decoded variables (Apollo refuses a string in a POST body).
+  if (request.method !== 'GET') {
+    if (variables === undefined || variables === null) delete params.variables;
+    else params.variables = variables;
+  }
+  const name = params.operationName;
+  if (name !== undefined && name !== null && typeof name !== 'string') {
+    throw new RequestError('BAD_REQUEST', 400, 'operationName must be a string.');
+  }
+  return {
+    source: params.query,
+    variables: (variables ?? undefined) as Record<string, unknown> | undefined,
+    operationName: name === null || name === '' ? undefined : name,
+  };
+}

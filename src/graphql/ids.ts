@@ -1,0 +1,47 @@
+/**
+ * Opaque identifiers of the GraphQL face: global node ids and connection cursors. Both are
+ * base64url text so clients treat them as opaque; decoding is strict (one canonical spelling), so
+ * a tampered value is rejected instead of silently meaning something else.
+ */
+
+export const NODE_TYPES = ['User', 'Project', 'Event'] as const;
+export type NodeTypeName = (typeof NODE_TYPES)[number];
+
+const GID = /^gid:\/\/pulsegate\/(User|Project|Event)\/([1-9]\d{0,15})$/;
+const CURSOR = /^event:([1-9]\d{0,15})$/;
+
+function encode(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url');
+}
+
+/** Decodes base64url only when re-encoding gives the same string back. */
+function decode(value: string): string | null {
+  if (value.length === 0 || value.length > 96 || !/^[A-Za-z0-9_-]+$/.test(value)) return null;
+  const text = Buffer.from(value, 'base64url').toString('utf8');
+  return encode(text) === value ? text : null;
+}
+
+export function toGlobalId(type: NodeTypeName, id: number): string {
+  return encode(`gid://pulsegate/${type}/${id}`);
+}
+
+export function fromGlobalId(value: string): { type: NodeTypeName; id: number } | null {
+  const text = decode(value);
+  const match = text === null ? null : GID.exec(text);
+  if (!match) return null;
+  const id = Number(match[2]);
+  return Number.isSafeInteger(id) ? { type: match[1] as NodeTypeName, id } : null;
+}
+
+/** A keyset cursor: the event id the page continues from (ordering is by id in both sorts). */
+export function encodeCursor(eventId: number): string {
+  return encode(`event:${eventId}`);
+}
+
+export function decodeCursor(value: string): number | null {
+  const text = decode(value);
+  const match = text === null ? null : CURSOR.exec(text);
+  if (!match) return null;
+  const id = Number(match[1]);
+  return Number.isSafeInteger(id) ? id : null;
+}

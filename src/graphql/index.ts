@@ -1,0 +1,93 @@
+/**
+ * The GraphQL face: `POST`/`GET /api/graphql` (GitLab's path) and `/graphql`, served by Mercurius
+ * (default) or Apollo Server over one schema, behind one gate; the explorer at `/graphiql`.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { digest } from '../domain/secrets.js';
+import type { Services } from '../services/container.js';
+import { createContext } from './context.js';
+import { apolloEngine } from './engines/apollo.js';
+import { mercuriusEngine } from './engines/mercurius.js';
+import { type Executor, JSON_UTF8 } from './engines/types.js';
+import { type ErrorBody, RequestError, requestErrorBody } from './errors.js';
+import { explorerRoutes } from './explorer/routes.js';
+import { Gate } from './gate.js';
+import { graphqlSchema } from './schema.js';
+
+export const GRAPHQL_PATHS = ['/api/graphql', '/graphql'] as const;
+
+function sendErrors(reply: FastifyReply, status: number, body: ErrorBody) {
+  return reply.code(status).header('content-type', JSON_UTF8).send(JSON.stringify(body));
+}
+
+export function graphqlApi(services: Services) {
+  return async function graphql(app: FastifyInstance) {
+    const { config } = services;
+    const schema = await graphqlSchema();
+    const gate = new Gate(schema, services);
+    const execute: Executor =
+      config.graphqlEngine === 'apollo'
+        ? await apolloEngine(app, schema)
+        : await mercuriusEngine(app, schema);
+
+    await app.register(async (api) => {
+      if (config.rateLimit > 0) {
+        api.addHook(
+          'onRequest',
+          api.rateLimit({
+            max: config.rateLimit,
+            timeWindow: 60_000,
+            // The same budget key REST uses: per token (digested), else per address.
+            keyGenerator: (request) => {
+              const token =
+                request.headers['private-token'] ?? request.headers.authorization ?? undefined;
+              return typeof token === 'string' ? `t:${digest(token)}` : `ip:${request.ip}`;
+            },
+            errorResponseBuilder: (_request, context) => ({
+              statusCode: 429,
+              message: `Rate limit exceeded: ${context.max} requests per minute. Retry later.`,
+            }),
+          }),
+        );
+      }
+      api.setErrorHandler((error: FastifyError, request, reply) => {
+        const status = error.statusCode ?? 500;
+        if (status === 429) {
+          return sendErrors(reply, 429, {
+            errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED' } }],
+          });
+        }
+        if (status >= 400 && status < 500) {
+          return sendErrors(reply, status, {
+            errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }],
+          });
+        }
+        request.log.error({ err: error }, 'GraphQL request failed');
+        return sendErrors(reply, 500, {
+          errors: [
+            { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+          ],
+        });
+      });
+      for (const url of GRAPHQL_PATHS) {
+        api.route({
+          method: ['GET', 'POST'],
+          url,
+          handler: async (request, reply) => {
+            let prepared;
+            try {
+              prepared = await gate.prepare(request, reply);
+            } catch (error) {
+              if (!(error instanceof RequestError)) throw error;
+              return sendErrors(reply, error.status, requestErrorBody(error));
+            }
+            const context = createContext(services, prepared.principal, request.log);
+            return execute(request, reply, prepared, context);
+          },
+        });
+      }
+    });
+
+    explorerRoutes(app);
+  };
+}

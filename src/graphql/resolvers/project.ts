@@ -1,0 +1,27 @@
+/** `Project.events`: a project's events as REST `/projects/:id/events` lists them. */
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { ENDPOINT_SCOPES } from '../../domain/scopes.js';
+import type { GraphQLContext } from '../context.js';
+import { eventConnection, toEventFilter } from '../connection.js';
+import { EventConnectionArgs, EventConnectionType } from '../types/connection.js';
+import { ProjectType } from '../types/project.js';
+
+@Resolver(() => ProjectType)
+export class ProjectResolver {
+  @FieldResolver(() => EventConnectionType, {
+    description: "The project's events the viewer may see (confidential and code rules applied).",
+  })
+  async events(
+    @Root() project: ProjectType,
+    @Args(() => EventConnectionArgs) args: EventConnectionArgs,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    ctx.authorize(ENDPOINT_SCOPES.project);
+    const q = await ctx.services.activity.query(
+      { kind: 'project', idOrPath: String(project.databaseId) },
+      toEventFilter(args.filter),
+      ctx.viewer,
+    );
+    return eventConnection(ctx, q, args);
+  }
+}

@@ -1,0 +1,28 @@
+/** `User.events`: a user's events as REST `/users/:id/events` lists them. */
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { ENDPOINT_SCOPES } from '../../domain/scopes.js';
+import type { GraphQLContext } from '../context.js';
+import { eventConnection, toEventFilter } from '../connection.js';
+import { EventConnectionArgs, EventConnectionType } from '../types/connection.js';
+import { UserType } from '../types/user.js';
+
+@Resolver(() => UserType)
+export class UserResolver {
+  @FieldResolver(() => EventConnectionType, {
+    description:
+      "The user's events in projects the viewer can read; empty for private or blocked profiles.",
+  })
+  async events(
+    @Root() user: UserType,
+    @Args(() => EventConnectionArgs) args: EventConnectionArgs,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    ctx.authorize(ENDPOINT_SCOPES.user);
+    const q = await ctx.services.activity.query(
+      { kind: 'user', idOrUsername: String(user.databaseId) },
+      toEventFilter(args.filter),
+      ctx.viewer,
+    );
+    return eventConnection(ctx, q, args);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The one schema both engines serve, built code-first from the decorated types and resolvers. It is
+ * built once per process (type-graphql's metadata is global) and printed to `schema.graphql` by
+ * `npm run schema`.
+ */
+import 'reflect-metadata';
+import { type GraphQLSchema, isAbstractType, printSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { EventConnectionResolver, PageInfoResolver } from './resolvers/connection.js';
+import { EventResolver } from './resolvers/event.js';
+import { ProjectResolver } from './resolvers/project.js';
+import { QueryResolver } from './resolvers/query.js';
+import { UserResolver } from './resolvers/user.js';
+
+let built: Promise<GraphQLSchema> | undefined;
+
+export function graphqlSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({
+    resolvers: [
+      QueryResolver,
+      UserResolver,
+      ProjectResolver,
+      EventResolver,
+      EventConnectionResolver,
+      PageInfoResolver,
+    ] as const,
+    // Inputs are validated by the domain rules, not by class-validator.
+    validate: false,
+  }).then(withSyncTypeResolution);
+  return built;
+}
+
+/**
+ * type-graphql wraps `resolveType` in an async function; graphql-jit (Mercurius' JIT) needs the
+ * type name synchronously. Every model carries `__typename`, so resolution is a property read.
+ */
+function withSyncTypeResolution(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isAbstractType(type))
+      type.resolveType = (value: { __typename: string }) => value.__typename;
+  }
+  return schema;
+}
+
+export const SCHEMA_HEADER =
+  '# Generated from src/graphql by `npm run schema`; do not edit. A test fails when it drifts.\n\n';
+
+export async function schemaText(): Promise<string> {
+  return SCHEMA_HEADER + printSchema(await graphqlSchema()) + '\n';
+}

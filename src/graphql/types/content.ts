@@ -1,0 +1,67 @@
+/** Objects an event can be about (its target) besides users and projects. */
+import { Field, Int, ObjectType } from 'type-graphql';
+import { TimeScalar } from './scalars.js';
+import { UserType } from './user.js';
+
+@ObjectType('Issue', { simpleResolvers: true })
+export class IssueType {
+  __typename!: 'Issue';
+  @Field(() => Int) databaseId!: number;
+  @Field(() => Int, { description: 'Number within the project (#iid).' }) iid!: number;
+  @Field(() => String) title!: string;
+  @Field(() => String) state!: string;
+  @Field(() => Boolean) confidential!: boolean;
+  @Field(() => Int) projectId!: number;
+  @Field(() => UserType, { nullable: true }) author!: UserType | null;
+  @Field(() => TimeScalar) createdAt!: number;
+}
+
+@ObjectType('MergeRequest', { simpleResolvers: true })
+export class MergeRequestType {
+  __typename!: 'MergeRequest';
+  @Field(() => Int) databaseId!: number;
+  @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
+  @Field(() => String) title!: string;
+  @Field(() => String) state!: string;
+  @Field(() => Int) projectId!: number;
+  @Field(() => UserType, { nullable: true }) author!: UserType | null;
+  @Field(() => TimeScalar) createdAt!: number;
+}
+
+@ObjectType('Milestone', { simpleResolvers: true })
+export class MilestoneType {
+  __typename!: 'Milestone';
+  @Field(() => Int) databaseId!: number;
+  @Field(() => Int) iid!: number;
+  @Field(() => String) title!: string;
+  @Field(() => Int) projectId!: number;
+  @Field(() => TimeScalar) createdAt!: number;
+}
+
+@ObjectType('Snippet', { simpleResolvers: true })
+export class SnippetType {
+  __typename!: 'Snippet';
+  @Field(() => Int) databaseId!: number;
+  @Field(() => String) title!: string;
+  @Field(() => Int, { nullable: true }) projectId!: number | null;
+  @Field(() => UserType, { nullable: true }) author!: UserType | null;
+  @Field(() => TimeScalar) createdAt!: number;
+}
+
+@ObjectType('Note', { simpleResolvers: true, description: 'A comment.' })
+export class NoteType {
+  __typename!: 'Note';
+  @Field(() => Int) databaseId!: number;
+  @Field(() => String) body!: string;
+  @Field(() => Boolean) system!: boolean;
+  @Field(() => String, { nullable: true }) attachment!: string | null;
+  @Field(() => String, { description: '`Issue`, `MergeRequest`, `Snippet` or `Commit`.' })
+  noteableType!: string;
+  @Field(() => Int) noteableId!: number;
+  @Field(() => Int, { nullable: true, description: 'iid of the issue or merge request.' })
+  noteableIid!: number | null;
+  @Field(() => Int) projectId!: number;
+  @Field(() => UserType, { nullable: true }) author!: UserType | null;
+  @Field(() => TimeScalar) createdAt!: number;
+  @Field(() => TimeScalar) updatedAt!: number;
+}

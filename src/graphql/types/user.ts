@@ -1,0 +1,32 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { NodeInterface } from './node.js';
+
+@ObjectType('User', {
+  implements: NodeInterface,
+  simpleResolvers: true,
+  description: 'A user as REST shows it to everyone (UserBasic).',
+})
+export class UserType {
+  __typename!: 'User';
+
+  @Field(() => ID, { description: 'Opaque global id.' })
+  id!: string;
+
+  @Field(() => Int, { description: 'The numeric id REST uses.' })
+  databaseId!: number;
+
+  @Field(() => String)
+  username!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: '`active` or `blocked`.' })
+  state!: string;
+
+  @Field(() => String)
+  avatarUrl!: string;
+
+  @Field(() => String)
+  webUrl!: string;
+}
