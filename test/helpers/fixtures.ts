@@ -2,6 +2,7 @@
  * Builds scenario data straight into the store, so tests read like stories: "alice owns a private
  * project with a confidential issue; bob is a guest". Ids are assigned by the database.
  */
+import { normalizePush } from '../../src/domain/push-payload.js';
 import { digest, randomSecret } from '../../src/domain/secrets.js';
 import { actionCode, type Action } from '../../src/domain/vocabulary.js';
 import type { Store } from '../../src/store/store.js';
@@ -145,6 +146,8 @@ export class Fixtures {
       ref?: string;
       from?: string | null;
       to?: string | null;
+      /** Defaults to the number of commits given (a push may report more than it lists). */
+      commitCount?: number;
       commits?: { id: string; message: string }[];
     };
   }) {
@@ -170,19 +173,28 @@ export class Fixtures {
         url: `http://example.test/commit/${c.id}`,
         author: { name: 'Dev', email: 'dev@example.com' },
       }));
-      const last = commits[commits.length - 1];
+      // Through the same rule import and seed use (short ref, commit title, 20 newest commits).
+      const push = normalizePush({
+        action: e.push.action,
+        refType: e.push.refType ?? 'branch',
+        ref: e.push.ref ?? 'main',
+        before: e.push.from === undefined ? 'a'.repeat(40) : e.push.from,
+        after: e.push.to === undefined ? 'b'.repeat(40) : e.push.to,
+        commitCount: e.push.commitCount ?? commits.length,
+        commits,
+      });
       await this.db
         .insertInto('push_event_payloads')
         .values({
           event_id: row.id,
-          action: e.push.action ?? 'pushed',
-          ref_type: e.push.refType ?? 'branch',
-          ref: e.push.ref ?? 'main',
-          commit_from: e.push.from === undefined ? 'a'.repeat(40) : e.push.from,
-          commit_to: e.push.to === undefined ? 'b'.repeat(40) : e.push.to,
-          commit_count: commits.length,
-          commit_title: last ? last.message.split('\n')[0]!.slice(0, 70) : null,
-          commits: JSON.stringify(commits),
+          action: push.action,
+          ref_type: push.refType,
+          ref: push.ref,
+          commit_from: push.commitFrom,
+          commit_to: push.commitTo,
+          commit_count: push.commitCount,
+          commit_title: push.commitTitle,
+          commits: JSON.stringify(push.commits),
         })
         .execute();
     }
