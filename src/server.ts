@@ -14,11 +14,13 @@ import Fastify, {
 import type { Config } from './config.js';
 import { digest } from './domain/secrets.js';
 import { graphqlApi } from './graphql/index.js';
+import { oauthEndpoints } from './oauth/index.js';
 import { restApi } from './rest/index.js';
 import { sendJson } from './rest/respond.js';
 import type { Clock } from './services/clock.js';
 import { type Services, createServices } from './services/container.js';
 import { type Store, openStore } from './store/store.js';
+import { webPages } from './web/index.js';
 
 export const PACKAGE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -126,6 +128,9 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   );
 
   await app.register(graphqlApi(services));
+
+  await app.register(oauthEndpoints(services));
+  await app.register(webPages(services));
 
   app.get('/-/health', async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
 

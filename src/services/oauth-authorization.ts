@@ -52,6 +52,17 @@ export type AuthorizationValidation =
       state: string | undefined;
     };
 
+/** Parameters of an authorization request; others are ignored (RFC 6749 §3.1), even repeated. */
+const AUTHORIZE_PARAMS: readonly string[] = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+];
+
 export const PKCE_METHOD_MESSAGE = 'The code_challenge_method must be one of plain, S256.';
 export const PKCE_REQUIRED_MESSAGE =
   'Public clients must use PKCE: code_challenge and code_challenge_method are required.';
@@ -86,7 +97,7 @@ export class AuthorizationService {
     const state = doubled.has('state') ? undefined : params.state;
     const redirect = (error: OAuthErrorCode, description: string = OAUTH_DESCRIPTIONS[error]) =>
       ({ kind: 'redirect', redirectUri: presented, error, description, state }) as const;
-    const twice = [...doubled][0];
+    const twice = [...doubled].find((name) => AUTHORIZE_PARAMS.includes(name));
     if (twice !== undefined) return redirect('invalid_request', duplicated(twice));
     const responseType = params.response_type;
     if (responseType === undefined) {

@@ -1,0 +1,205 @@
+/** `/profile/applications`: register OAuth applications, renew secrets, delete. */
+import type { FastifyInstance } from 'fastify';
+import { ValidationError } from '../domain/errors.js';
+import { SCOPES } from '../domain/scopes.js';
+import type { Services } from '../services/container.js';
+import { applicationRedirectUris } from '../services/oauth-clients.js';
+import type { OAuthApplicationRow } from '../store/schema.js';
+import { type PageContext, requireUser } from './guard.js';
+import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';
+import { formValue, formValues } from './session.js';
+
+interface FormState {
+  name: string;
+  redirectUris: string;
+  scopes: readonly string[];
+  confidential: boolean;
+}
+
+const EMPTY: FormState = { name: '', redirectUris: '', scopes: ['api'], confidential: true };
+
+function listPage(
+  ctx: PageContext,
+  apps: OAuthApplicationRow[],
+  form: FormState,
+  errors: string[],
+): Html {
+  return layout(
+    'Applications',
+    html`<section class="card">
+        <h1>Applications</h1>
+        <p>
+          Register an application to let it use pulsegate's OAuth 2.0 provider on behalf of users.
+        </p>
+        ${
+          apps.length === 0
+            ? html`<p class="muted">You have no applications yet.</p>`
+            : html`<table class="list">
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Application ID</th>
+                    <th>Callback URLs</th>
+                    <th>Scopes</th>
+                    <th>Type</th>
+                    <th></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${apps.map(
+                    (app) =>
+                      html`<tr>
+                        <td>${app.name}</td>
+                        <td><code class="app-id">${app.uid}</code></td>
+                        <td>
+                          ${applicationRedirectUris(app).map((u) => html`<div><code>${u}</code></div>`)}
+                        </td>
+                        <td>${app.scopes}</td>
+                        <td>${app.confidential === 1 ? 'Confidential' : 'Public'}</td>
+                        <td class="actions">
+                          <form method="post" action="/profile/applications/${app.id}/renew_secret">
+                            ${csrfField(ctx.csrf)}<button type="submit" class="secondary">
+                              Renew secret
+                            </button>
+                          </form>
+                          <form method="post" action="/profile/applications/${app.id}/delete">
+                            ${csrfField(ctx.csrf)}<button type="submit" class="danger">
+                              Delete
+                            </button>
+                          </form>
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+      </section>
+      <section class="card">
+        <h2>Add new application</h2>
+        ${messages(errors)}
+        <form method="post" action="/profile/applications">
+          ${csrfField(ctx.csrf)}
+          <label>Name <input name="name" value="${form.name}" required /></label>
+          <label
+            >Redirect URI
+            <span class="muted">(one per line; https, or http on a loopback address)</span>
+            <textarea name="redirect_uri" rows="3" required>${form.redirectUris}</textarea>
+          </label>
+          <label class="check"
+            ><input
+              type="checkbox"
+              name="confidential"
+              value="1"
+              ${form.confidential ? html`checked` : ''}
+            />
+            Confidential — the application can keep its secret (a server, not a browser or mobile
+            app)</label
+          >
+          <fieldset>
+            <legend>Scopes</legend>
+            ${SCOPES.map(
+              (s) =>
+                html`<label class="check"
+                  ><input
+                    type="checkbox"
+                    name="scopes"
+                    value="${s}"
+                    ${form.scopes.includes(s) ? html`checked` : ''}
+                  />
+                  <code>${s}</code></label
+                >`,
+            )}
+          </fieldset>
+          <button type="submit" class="primary">Save application</button>
+        </form>
+      </section>`,
+    ctx.nav,
+  );
+}
+
+function secretPage(
+  ctx: PageContext,
+  app: OAuthApplicationRow,
+  secret: string,
+  created: boolean,
+): Html {
+  return layout(
+    `Application: ${app.name}`,
+    html`<section class="card">
+      <h1>${created ? 'Application created' : 'Secret renewed'}: ${app.name}</h1>
+      <p class="flash notice">
+        Copy the secret now. It is shown only once and cannot be retrieved later.
+      </p>
+      <dl class="credentials">
+        <dt>Application ID</dt>
+        <dd><code id="application-id">${app.uid}</code></dd>
+        <dt>Secret</dt>
+        <dd><code id="application-secret">${secret}</code></dd>
+        <dt>Callback URLs</dt>
+        <dd>${applicationRedirectUris(app).map((u) => html`<div><code>${u}</code></div>`)}</dd>
+        <dt>Scopes</dt>
+        <dd>${app.scopes}</dd>
+        <dt>Confidential</dt>
+        <dd>${app.confidential === 1 ? 'Yes' : 'No'}</dd>
+      </dl>
+      <p><a href="/profile/applications">Back to applications</a></p>
+    </section>`,
+    ctx.nav,
+  );
+}
+
+function idParam(params: unknown): number | null {
+  const raw = (params as { id?: string }).id ?? '';
+  return /^\d{1,9}$/.test(raw) ? Number(raw) : null;
+}
+
+export function applicationRoutes(app: FastifyInstance, services: Services): void {
+  const { applications } = services.oauth;
+
+  app.get('/profile/applications', async (request, reply) => {
+    const ctx = await requireUser(services, request, reply);
+    if (!ctx) return reply;
+    return sendHtml(reply, 200, listPage(ctx, await applications.list(ctx.user.id), EMPTY, []));
+  });
+
+  app.post('/profile/applications', async (request, reply) => {
+    const ctx = await requireUser(services, request, reply);
+    if (!ctx) return reply;
+    const form: FormState = {
+      name: formValue(request.body, 'name') ?? '',
+      redirectUris: formValue(request.body, 'redirect_uri') ?? '',
+      scopes: formValues(request.body, 'scopes'),
+      confidential: formValue(request.body, 'confidential') === '1',
+    };
+    try {
+      const { app: created, secret } = await applications.create(ctx.user.id, form);
+      return sendHtml(reply, 201, secretPage(ctx, created, secret, true));
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const apps = await applications.list(ctx.user.id);
+      return sendHtml(reply, 422, listPage(ctx, apps, form, error.messages));
+    }
+  });
+
+  app.post('/profile/applications/:id/renew_secret', async (request, reply) => {
+    const ctx = await requireUser(services, request, reply);
+    if (!ctx) return reply;
+    const id = idParam(request.params);
+    const secret = id === null ? null : await applications.renewSecret(ctx.user.id, id);
+    const row = id === null ? undefined : await applications.byId(id);
+    if (secret === null || !row) {
+      return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
+    }
+    return sendHtml(reply, 200, secretPage(ctx, row, secret, false));
+  });
+
+  app.post('/profile/applications/:id/delete', async (request, reply) => {
+    const ctx = await requireUser(services, request, reply);
+    if (!ctx) return reply;
+    const id = idParam(request.params);
+    if (id === null || !(await applications.delete(ctx.user.id, id))) {
+      return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
+    }
+    return reply.redirect('/profile/applications', 303);
+  });
+}

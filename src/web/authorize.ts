@@ -1,0 +1,164 @@
+/**
+ * `/oauth/authorize`: validation (errors about the client or its redirect URI are shown here and
+ * never redirected), sign-in when needed, the consent page, and the decision. Every authorization
+ * response carries `iss` (RFC 9207). No CORS here, ever (RFC 9700 §2.6).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { withResponseParams } from '../domain/redirect-uri.js';
+import { readParams } from '../oauth/params.js';
+import type { Services } from '../services/container.js';
+import type { AuthorizationRequest } from '../services/oauth-authorization.js';
+import type { ActiveSession } from '../services/sessions.js';
+import type { UserRow } from '../store/schema.js';
+import { pageContext } from './guard.js';
+import { csrfField, errorPage, html, layout, sendHtml } from './html.js';
+import { currentSession, ensureSession, formValue, signedInUser } from './session.js';
+
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  api: 'Full read and write access to the API, including all projects you can see.',
+  read_api: 'Read access to the API, including all projects you can see.',
+  read_user: 'Read-only access to your profile and your activity.',
+};
+
+const FORM_FIELDS = new Set(['authenticity_token', 'decision']);
+
+function consentPurpose(services: Services, request: AuthorizationRequest): string {
+  return `authorize:${services.oauth.authorization.fingerprint(request)}`;
+}
+
+function consentPage(
+  services: Services,
+  session: ActiveSession,
+  user: UserRow,
+  request: AuthorizationRequest,
+  ownerName: string,
+) {
+  const csrf = services.oauth.sessions.csrfToken(session, consentPurpose(services, request));
+  const { nav } = pageContext(services, session, user);
+  const hidden = (name: string, value: string | null | undefined) =>
+    value === null || value === undefined
+      ? ''
+      : html`<input type="hidden" name="${name}" value="${value}" />`;
+  const target = new URL(request.redirectUri);
+  return layout(
+    `Authorize ${request.app.name}`,
+    html`<section class="card narrow consent">
+      <h1>Authorize <strong>${request.app.name}</strong> to use your account?</h1>
+      <p>
+        An application called <strong>${request.app.name}</strong> (registered by ${ownerName}) is
+        requesting access to your pulsegate account <strong>${user.username}</strong>.
+      </p>
+      <p>It will be able to:</p>
+      <ul class="scopes">
+        ${request.scopes.map(
+          (s) => html`<li><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s] ?? s}</li>`,
+        )}
+      </ul>
+      <p class="muted">You will be sent back to <code>${target.origin}</code>.</p>
+      <form method="post" action="/oauth/authorize">
+        ${csrfField(csrf)} ${hidden('client_id', request.app.uid)}
+        ${hidden('redirect_uri', request.redirectUri)} ${hidden('response_type', 'code')}
+        ${hidden('scope', request.scopes.join(' '))} ${hidden('state', request.state)}
+        ${hidden('code_challenge', request.codeChallenge)}
+        ${hidden('code_challenge_method', request.codeChallengeMethod)}
+        <div class="actions">
+          <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
+          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+        </div>
+      </form>
+    </section>`,
+    nav,
+  );
+}
+
+export function authorizeRoutes(app: FastifyInstance, services: Services): void {
+  const { authorization, sessions } = services.oauth;
+  const issuer = services.config.externalUrl;
+
+  const redirectTo = (
+    reply: FastifyReply,
+    uri: string,
+    params: Record<string, string | undefined>,
+  ) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('referrer-policy', 'no-referrer');
+    return reply.redirect(withResponseParams(uri, { ...params, iss: issuer }), 302);
+  };
+
+  const validate = async (source: unknown) => {
+    const params = readParams(source);
+    for (const name of FORM_FIELDS) {
+      params.doubled.delete(name);
+      delete params.values[name];
+    }
+    return authorization.validate(params.values, params.doubled);
+  };
+
+  app.get('/oauth/authorize', async (request, reply) => {
+    const result = await validate(request.query);
+    if (result.kind === 'fatal') {
+      return sendHtml(reply, 400, errorPage('An error has occurred', result.description));
+    }
+    if (result.kind === 'redirect') {
+      return redirectTo(reply, result.redirectUri, {
+        error: result.error,
+        error_description: result.description,
+        state: result.state,
+      });
+    }
+    const session = await currentSession(services, request);
+    const user = await signedInUser(services, session);
+    if (!session || !user) {
+      const anonymous = await ensureSession(services, request, reply);
+      await sessions.setReturnTo(anonymous, request.url);
+      return reply.redirect('/users/sign_in', 302);
+    }
+    const owner = await services.store.users.byId(result.request.app.owner_id);
+    return sendHtml(
+      reply,
+      200,
+      consentPage(services, session, user, result.request, owner?.username ?? 'unknown'),
+    );
+  });
+
+  app.post('/oauth/authorize', async (request, reply) => {
+    const session = await currentSession(services, request);
+    const user = await signedInUser(services, session);
+    if (!session || !user) {
+      return sendHtml(
+        reply,
+        403,
+        errorPage('Session expired', 'Your session has expired. Start again from the application.'),
+      );
+    }
+    const result = await validate(request.body);
+    if (result.kind === 'fatal') {
+      return sendHtml(reply, 400, errorPage('An error has occurred', result.description));
+    }
+    if (result.kind === 'redirect') {
+      return redirectTo(reply, result.redirectUri, {
+        error: result.error,
+        error_description: result.description,
+        state: result.state,
+      });
+    }
+    const token = formValue(request.body, 'authenticity_token');
+    if (!sessions.verifyCsrf(session, consentPurpose(services, result.request), token)) {
+      return sendHtml(
+        reply,
+        403,
+        errorPage('Request refused', 'This authorization form is not valid for this request.'),
+      );
+    }
+    const { request: authz } = result;
+    if (formValue(request.body, 'decision') !== 'approve') {
+      return redirectTo(reply, authz.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The resource owner or authorization server denied the request.',
+        state: authz.state,
+      });
+    }
+    const code = await authorization.issueCode(user.id, authz);
+    return redirectTo(reply, authz.redirectUri, { code, state: authz.state });
+  });
+}

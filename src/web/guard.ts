@@ -1,0 +1,75 @@
+/** Who is looking at a page, and the checks every form submission passes. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services/container.js';
+import type { ActiveSession } from '../services/sessions.js';
+import type { UserRow } from '../store/schema.js';
+import { type Nav, errorPage, sendHtml } from './html.js';
+import {
+  FORM_PURPOSE,
+  currentSession,
+  ensureSession,
+  formValue,
+  isCrossSite,
+  signedInUser,
+} from './session.js';
+
+export interface PageContext {
+  session: ActiveSession;
+  user: UserRow;
+  nav: Nav;
+  csrf: string;
+}
+
+/** The signed-in user, or a redirect to the sign-in page (coming back here after a GET). */
+export async function requireUser(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<PageContext | null> {
+  const session = await currentSession(services, request);
+  const user = await signedInUser(services, session);
+  if (!session || !user) {
+    const anonymous = await ensureSession(services, request, reply);
+    if (request.method === 'GET') await services.oauth.sessions.setReturnTo(anonymous, request.url);
+    await reply.redirect('/users/sign_in', 303);
+    return null;
+  }
+  return pageContext(services, session, user);
+}
+
+export function pageContext(
+  services: Services,
+  session: ActiveSession,
+  user: UserRow,
+): PageContext {
+  const csrf = services.oauth.sessions.csrfToken(session, FORM_PURPOSE);
+  return { session, user, csrf, nav: { username: user.username, csrf } };
+}
+
+/**
+ * Every POST: refused when cross-site, and — except the consent form, whose token is bound to its
+ * authorization request — without this session's form token.
+ */
+export function formGuard(services: Services) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.method !== 'POST') return;
+    if (isCrossSite(request, services.config.externalUrl)) {
+      await sendHtml(
+        reply,
+        403,
+        errorPage('Request refused', 'Cross-site form submissions are not accepted.'),
+      );
+      return;
+    }
+    if (request.routeOptions.url === '/oauth/authorize') return;
+    const session = await currentSession(services, request);
+    const token = formValue(request.body, 'authenticity_token');
+    if (!session || !services.oauth.sessions.verifyCsrf(session, FORM_PURPOSE, token)) {
+      await sendHtml(
+        reply,
+        403,
+        errorPage('Form expired', 'This form has expired. Go back, reload the page and try again.'),
+      );
+    }
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Server-rendered HTML: a tagged template that escapes every interpolated value unless it is
+ * already `Html`, one page layout, and the headers every page carries (no framing, no referrer,
+ * no third-party anything, never cached — pages carry CSRF tokens and one-time secrets).
+ */
+import type { FastifyReply } from 'fastify';
+
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
+}
+
+function render(value: unknown): string {
+  if (value instanceof Html) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += render(value) + (strings[i + 1] ?? '');
+  });
+  return new Html(out);
+}
+
+/** Trusted markup produced by a library we control the input of (the QR code's SVG). */
+export function trusted(markup: string): Html {
+  return new Html(markup);
+}
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export interface Nav {
+  username: string;
+  csrf: string;
+}
+
+export function layout(title: string, body: Html, nav: Nav | null = null): Html {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · pulsegate</title>
+        <link rel="stylesheet" href="/assets/style.css" />
+      </head>
+      <body>
+        <header class="top">
+          <span class="brand">pulsegate</span>
+          ${
+            nav
+              ? html`<nav>
+                  <a href="/profile/applications">Applications</a>
+                  <a href="/profile/personal_access_tokens">Access tokens</a>
+                  <a href="/profile/two_factor_auth">Two-factor authentication</a>
+                  <form method="post" action="/users/sign_out" class="inline">
+                    <input type="hidden" name="authenticity_token" value="${nav.csrf}" />
+                    <button type="submit" class="link">Sign out ${nav.username}</button>
+                  </form>
+                </nav>`
+              : ''
+          }
+        </header>
+        <main>${body}</main>
+      </body>
+    </html> `;
+}
+
+export function sendHtml(reply: FastifyReply, status: number, page: Html): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .send(page.value);
+}
+
+export function errorPage(title: string, description: string, nav: Nav | null = null): Html {
+  return layout(
+    title,
+    html`<section class="card error">
+      <h1>${title}</h1>
+      <p>${description}</p>
+    </section>`,
+    nav,
+  );
+}
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="authenticity_token" value="${token}" />`;
+}
+
+export function messages(items: readonly string[], kind: 'error' | 'notice' = 'error'): Html {
+  if (items.length === 0) return html``;
+  return html`<div class="flash ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">
+    <ul>
+      ${items.map((m) => html`<li>${m}</li>`)}
+    </ul>
+  </div>`;
+}

@@ -1,0 +1,152 @@
+/** `/users/sign_in` (password, then a second factor when enabled) and `/users/sign_out`. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ThrottledError } from '../domain/oauth.js';
+import type { Services } from '../services/container.js';
+import type { ActiveSession } from '../services/sessions.js';
+import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
+import {
+  FORM_PURPOSE,
+  clearSessionCookie,
+  currentSession,
+  ensureSession,
+  formValue,
+  setSessionCookie,
+  signedInUser,
+} from './session.js';
+
+export const SIGN_IN_FAILED = 'Invalid login or password.';
+const HOME = '/profile/applications';
+
+function signInForm(csrf: string, login: string, errors: string[]): Html {
+  return layout(
+    'Sign in',
+    html`<section class="card narrow">
+      <h1>Sign in</h1>
+      ${messages(errors)}
+      <form method="post" action="/users/sign_in">
+        ${csrfField(csrf)}
+        <label
+          >Username or e-mail
+          <input name="login" autocomplete="username" value="${login}" required autofocus
+        /></label>
+        <label
+          >Password <input type="password" name="password" autocomplete="current-password" required
+        /></label>
+        <button type="submit">Sign in</button>
+      </form>
+    </section>`,
+  );
+}
+
+function otpForm(csrf: string, errors: string[]): Html {
+  return layout(
+    'Two-factor authentication',
+    html`<section class="card narrow">
+      <h1>Two-factor authentication</h1>
+      <p>Enter the code from your authenticator app, or one of your recovery codes.</p>
+      ${messages(errors)}
+      <form method="post" action="/users/two_factor">
+        ${csrfField(csrf)}
+        <label
+          >Code
+          <input
+            name="otp_attempt"
+            inputmode="numeric"
+            autocomplete="one-time-code"
+            required
+            autofocus
+        /></label>
+        <button type="submit">Verify</button>
+      </form>
+    </section>`,
+  );
+}
+
+/** A new session for the user; back to where the sign-in interrupted (always a local path). */
+async function completeSignIn(
+  services: Services,
+  reply: FastifyReply,
+  previous: ActiveSession,
+  userId: number,
+) {
+  const session = await services.oauth.sessions.signIn(previous, userId);
+  const target = session.row.return_to;
+  await services.oauth.sessions.clearReturnTo(session);
+  setSessionCookie(reply, services.config, session.id);
+  const local = target && target.startsWith('/') && !target.startsWith('//') ? target : HOME;
+  return reply.redirect(local, 303);
+}
+
+function throttled(reply: FastifyReply, error: ThrottledError, page: Html) {
+  reply.header('retry-after', String(error.retryAfter));
+  return sendHtml(reply, 429, page);
+}
+
+export function signInRoutes(app: FastifyInstance, services: Services): void {
+  const { sessions, accounts, twoFactor, throttle } = services.oauth;
+  const csrfOf = (session: ActiveSession) => sessions.csrfToken(session, FORM_PURPOSE);
+
+  app.get('/users/sign_in', async (request, reply) => {
+    const session = await ensureSession(services, request, reply);
+    if (await signedInUser(services, session)) return reply.redirect(HOME, 303);
+    return sendHtml(reply, 200, signInForm(csrfOf(session), '', []));
+  });
+
+  app.post('/users/sign_in', async (request: FastifyRequest, reply) => {
+    const session = (await currentSession(services, request))!;
+    const login = formValue(request.body, 'login') ?? '';
+    const password = formValue(request.body, 'password') ?? '';
+    try {
+      const result = await accounts.checkPassword(login, password, request.ip, {
+        refuseTwoFactor: false,
+      });
+      if (result.outcome === 'invalid') {
+        return sendHtml(reply, 401, signInForm(csrfOf(session), login, [SIGN_IN_FAILED]));
+      }
+      if (result.outcome === 'two_factor_required') {
+        await sessions.markPending(session, result.user.id);
+        return reply.redirect('/users/two_factor', 303);
+      }
+      return completeSignIn(services, reply, session, result.user.id);
+    } catch (error) {
+      if (!(error instanceof ThrottledError)) throw error;
+      return throttled(reply, error, signInForm(csrfOf(session), login, [error.message]));
+    }
+  });
+
+  app.get('/users/two_factor', async (request, reply) => {
+    const session = await currentSession(services, request);
+    if (!session || session.row.pending_user_id === null) {
+      return reply.redirect('/users/sign_in', 303);
+    }
+    return sendHtml(reply, 200, otpForm(csrfOf(session), []));
+  });
+
+  app.post('/users/two_factor', async (request, reply) => {
+    const session = (await currentSession(services, request))!;
+    const pending = session.row.pending_user_id;
+    const user = pending === null ? undefined : await services.store.users.byId(pending);
+    if (!user) return reply.redirect('/users/sign_in', 303);
+    const keys = [['account', `user:${user.id}`] as ['account', string]];
+    try {
+      throttle.check(keys);
+    } catch (error) {
+      if (!(error instanceof ThrottledError)) throw error;
+      return throttled(reply, error, otpForm(csrfOf(session), [error.message]));
+    }
+    const code = formValue(request.body, 'otp_attempt') ?? '';
+    if (!(await twoFactor.verify(user, code))) {
+      throttle.fail(keys);
+      return sendHtml(reply, 401, otpForm(csrfOf(session), ['Invalid two-factor code.']));
+    }
+    throttle.reset('account', `user:${user.id}`);
+    return completeSignIn(services, reply, session, user.id);
+  });
+
+  app.post('/users/sign_out', async (request, reply) => {
+    const session = await currentSession(services, request);
+    if (session) await sessions.destroy(session);
+    clearSessionCookie(reply, services.config);
+    return reply.redirect('/users/sign_in', 303);
+  });
+}
