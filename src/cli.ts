@@ -1,8 +1,14 @@
 /** `pulsegate <command>`: parses arguments and calls the composition root or a service. */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
+import { prepareDemo } from './cli/demo.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
+import { ValidationError } from './domain/errors.js';
 import { buildServer } from './server.js';
+import { systemClock } from './services/clock.js';
+import { ImportError } from './services/import-export.js';
+import { NotEmptyError } from './services/seed.js';
 import { openStore } from './store/store.js';
 
 const USAGE = `Usage: pulsegate <command> [options]
@@ -10,7 +16,7 @@ const USAGE = `Usage: pulsegate <command> [options]
 Commands:
   serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
   migrate                   Apply database migrations
-
+${DATA_USAGE}
 Common options:
   --database-url URL        sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…
   --port N                  Port to listen on (default 3000, env PORT)
@@ -57,10 +63,15 @@ export async function main(argv: string[]): Promise<number> {
         options: { ...COMMON, demo: { type: 'boolean' } },
       });
       const config = loadConfig(configInput(values));
-      const { app } = await buildServer({ config });
+      // Plain `serve` never seeds; `--demo` (npm start) loads demo data into an empty database.
+      const store = values.demo ? await openStore(config.databaseUrl) : undefined;
+      const banner = store ? await prepareDemo(store, systemClock, config) : '';
+      const { app } = await buildServer({ config, ...(store ? { store } : {}) });
       await app.listen({ host: config.host, port: config.port });
+      if (banner) process.stdout.write(banner);
       const stop = async () => {
         await app.close();
+        await store?.close();
         process.exit(0);
       };
       process.once('SIGINT', stop);
@@ -79,9 +90,12 @@ export async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    default:
+    default: {
+      const data = runDataCommand(command, rest);
+      if (data) return data;
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
       return 2;
+    }
   }
 }
 
@@ -90,8 +104,20 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof ImportError) {
+      process.stderr.write(`pulsegate: import failed, nothing was written:\n${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (error instanceof NotEmptyError) {
+      process.stderr.write(`pulsegate: ${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
     if (
       error instanceof ConfigError ||
+      error instanceof UsageError ||
+      error instanceof ValidationError ||
       (error instanceof Error &&
         'code' in error &&
         String((error as { code: unknown }).code).startsWith('ERR_PARSE_ARGS'))

@@ -80,7 +80,6 @@ export class Gate {
       throw new RequestError('BAD_REQUEST', 405, 'Only queries can be sent with GET.');
     }
 
-    let coerced: Record<string, unknown> = {};
     if (operation.variableDefinitions?.length) {
       const result = getVariableValues(
         this.schema,
@@ -93,7 +92,6 @@ export class Gate {
       if (result.errors) {
         throw new RequestError('BAD_USER_INPUT', 400, result.errors[0]!.message, result.errors);
       }
-      coerced = result.coerced;
     }
 
     const key = operationName ?? '';
@@ -115,7 +113,8 @@ export class Gate {
     const cacheable = !operation.variableDefinitions?.length;
     let complexity = cacheable ? entry.complexity.get(key) : undefined;
     if (complexity === undefined) {
-      complexity = this.complexity(document, operationName, coerced);
+      // graphql-query-complexity coerces the raw variables itself (checked just above).
+      complexity = this.complexity(document, operationName, variables ?? {});
       if (cacheable) entry.complexity.set(key, complexity);
     }
     const maxComplexity = anonymous ? MAX_COMPLEXITY.anonymous : MAX_COMPLEXITY.authenticated;
@@ -143,6 +142,9 @@ export class Gate {
       const code = error instanceof GraphQLError ? error.extensions.code : undefined;
       if (code === 'PAGE_SIZE_EXCEEDED') {
         throw new RequestError('PAGE_SIZE_EXCEEDED', 400, (error as GraphQLError).message);
+      }
+      if (error instanceof GraphQLError) {
+        throw new RequestError('BAD_USER_INPUT', 400, error.message, [error]);
       }
       throw error;
     }

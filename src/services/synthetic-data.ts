@@ -268,3 +268,10 @@ function syntheticCommits(rng: Prng, at: number, count: number): PushCommit[] {
     };
   });
 }
+
+/** About how many records `syntheticRecords` yields (for progress and time left). */
+export function estimateRecords(o: SyntheticOptions): number {
+  const perProject = (n: number) => Math.max(1, Math.ceil(n / o.projects));
+  const content = o.projects * (2 + 2 * perProject(o.events / 25) + perProject(o.events / 50));
+  return o.users + o.projects * (2 + Math.min(o.users - 1, 8)) + content + o.events;
+}

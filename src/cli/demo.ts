@@ -1,0 +1,46 @@
+/**
+ * `serve --demo` (what `npm start` runs): load the demo data into an empty database, mint a fresh
+ * token for the demo user and print it with ready-to-paste curl lines. The services decide; this
+ * file only prints.
+ */
+import type { Config } from '../config.js';
+import type { Clock } from '../services/clock.js';
+import { DEMO_PASSWORD } from '../services/demo-catalog.js';
+import { ProvisioningService } from '../services/provisioning.js';
+import { SeedService } from '../services/seed.js';
+import type { Store } from '../store/store.js';
+import { ProgressReporter, progressMode, summaryLine } from './progress.js';
+
+/** Runs before the server listens; returns the banner to print once it does. */
+export async function prepareDemo(store: Store, clock: Clock, config: Config): Promise<string> {
+  const seed = new SeedService(store, clock);
+  const lines: string[] = [];
+  if (await seed.isEmpty()) {
+    process.stdout.write('The database is empty: loading the demo data set…\n');
+    const progress = new ProgressReporter('demo data', progressMode(false));
+    const summary = await seed.seedDemoIfEmpty({ onProgress: progress.update });
+    progress.finish();
+    if (summary) process.stdout.write(`${summaryLine('loaded demo data:', summary)}\n`);
+  }
+  const issued = await new ProvisioningService(store, clock).demoToken();
+  if (!issued) {
+    lines.push('No active demo user "alice" in this database: no demo token was created.');
+    return lines.join('\n') + '\n';
+  }
+  const base = `${config.externalUrl}/api/v4`;
+  const header = `--header "PRIVATE-TOKEN: ${issued.token}"`;
+  lines.push(
+    '',
+    `Demo user: ${issued.user.username} (password for every demo user: ${DEMO_PASSWORD})`,
+    `Personal access token (scope api, expires ${issued.row.expires_at}), shown only once:`,
+    '',
+    `  ${issued.token}`,
+    '',
+    'Try:',
+    `  curl ${header} "${base}/events"`,
+    `  curl ${header} "${base}/projects/acme%2Fplatform%2Fapi/events?action=pushed&per_page=5"`,
+    `  curl ${header} "${base}/users/bob/events?target_type=issue"`,
+    '',
+  );
+  return lines.join('\n');
+}
