@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ACTIONS } from '../../src/domain/vocabulary.js';
+import { DEMO_PASSWORD } from '../../src/services/demo-catalog.js';
+import { SeedService, NotEmptyError } from '../../src/services/seed.js';
+import { verifyPassword } from '../../src/domain/secrets.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { Fixtures } from '../helpers/fixtures.js';
+
+const DAY = 86_400_000;
+
+for (const dialect of DIALECTS) {
+  describe(`demo data set (${dialect})`, () => {
+    let server: TestServer;
+    let rootToken: string;
+
+    before(async () => {
+      server = await startServer({
+        dialect,
+        seed: async (store) => {
+          await new SeedService(store, { now: () => 0 }).seedDemo();
+          const root = await store.users.byUsername('root');
+          rootToken = await new Fixtures(store).token(root!.id, ['read_api']);
+        },
+      });
+    });
+    after(() => server.close());
+
+    const db = () => server.store.db;
+
+    it('has the documented users, projects and memberships', async () => {
+      const users = await db().selectFrom('users').selectAll().orderBy('id').execute();
+      assert.ok(users.length >= 5);
+      assert.ok(users.some((u) => u.username === 'root' && u.admin === 1));
+      assert.ok(users.some((u) => u.private_profile === 1));
+      assert.ok(users.some((u) => u.state === 'blocked'));
+      assert.ok(await verifyPassword(DEMO_PASSWORD, users[1]!.password_hash));
+      const projects = await db().selectFrom('projects').selectAll().execute();
+      assert.ok(projects.length >= 6);
+      assert.deepEqual(new Set(projects.map((p) => p.visibility)), new Set(['public', 'internal', 'private']));
+      assert.ok(projects.some((p) => p.full_path === 'acme/platform/api'));
+      assert.ok(projects.some((p) => p.namespace === 'alice'), 'a user namespace');
+      const levels = await db().selectFrom('project_members').select('access_level').distinct().execute();
+      assert.deepEqual(new Set(levels.map((l) => l.access_level)), new Set([10, 20, 30, 40, 50]));
+    });
+
+    it('covers every action and target type with 2,000+ events over ~90 days', async () => {
+      const events = await db().selectFrom('events').select(['action', 'target_type', 'created_at']).execute();
+      assert.ok(events.length >= 2000, `${events.length} events`);
+      assert.deepEqual(
+        [...new Set(events.map((e) => e.action))].sort((a, b) => a - b),
+        ACTIONS.map((_, i) => i + 1),
+      );
+      const types = new Set(events.map((e) => e.target_type));
+      for (const t of ['Issue', 'MergeRequest', 'Milestone', 'Note', 'Project', 'Snippet', 'User', null]) {
+        assert.ok(types.has(t), `target type ${t}`);
+      }
+      const times = events.map((e) => e.created_at);
+      const span = (Math.max(...times) - Math.min(...times)) / DAY;
+      assert.ok(span > 80 && span <= 91, `span ${span} days`);
+    });
+
+    it('has pushes of every kind, notes on issues, MRs and snippets, and milestones and snippets', async () => {
+      const pushes = await db().selectFrom('push_event_payloads').selectAll().execute();
+      const kinds = new Set(pushes.map((p) => `${p.ref_type}:${p.action}`));
+      for (const k of ['branch:pushed', 'branch:created', 'branch:removed', 'tag:created']) assert.ok(kinds.has(k), k);
+      assert.ok(pushes.some((p) => p.commit_count > 20 && JSON.parse(p.commits).length === 20));
+      assert.ok(pushes.some((p) => p.commit_count > 1 && p.commit_count <= 20));
+      const noteables = await db().selectFrom('notes').select('noteable_type').distinct().execute();
+      assert.deepEqual(new Set(noteables.map((n) => n.noteable_type)), new Set(['Issue', 'MergeRequest', 'Snippet']));
+      assert.ok((await db().selectFrom('milestones').select('id').execute()).length > 0);
+      assert.ok((await db().selectFrom('snippets').select('id').execute()).length > 0);
+    });
+
+    it('has a confidential issue with notes that only members and admins see', async () => {
+      const issue = await db().selectFrom('issues').selectAll().where('confidential', '=', 1).executeTakeFirstOrThrow();
+      const notes = await db().selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', issue.id).execute();
+      assert.ok(notes.length >= 2);
+      const hidden = await db().selectFrom('events').select('id').where('issue_id', '=', issue.id).execute();
+      assert.equal(hidden.length, notes.length + 1, 'creation and every note event carry issue_id');
+      const day = (offset: number) => new Date(issue.created_at + offset * DAY).toISOString().slice(0, 10);
+      const [dayBefore, dayAfter] = [day(-1), day(1)];
+      const titles = async (headers: Record<string, string>) => {
+        const res = await fetch(`${server.url}/api/v4/projects/${issue.project_id}/events?target_type=issue&per_page=100&after=${dayBefore}&before=${dayAfter}`, { headers });
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as { target_title: string | null }[];
+        return body.map((e) => e.target_title);
+      };
+      assert.ok(!(await titles({})).includes(issue.title), 'anonymous callers do not see it');
+      assert.ok((await titles({ 'PRIVATE-TOKEN': rootToken })).includes(issue.title), 'admins do');
+    });
+
+    it('refuses to load into a database that is not empty', async () => {
+      await assert.rejects(new SeedService(server.store, server.clock).seedDemo(), NotEmptyError);
+    });
+  });
+}
