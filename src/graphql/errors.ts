@@ -65,7 +65,6 @@ export interface ErrorBody {
 /** Domain error → wire message and code; the message of auth errors follows GitLab's GraphQL. */
 export function domainErrorJson(error: DomainError): { message: string; code: GraphqlCode } {
   const code = DOMAIN_CODES[error.code];
-  if (error instanceof UnauthenticatedError) return { message: 'Invalid token', code };
   if (error instanceof InvalidTokenError) return { message: error.description, code };
   if (error instanceof InsufficientScopeError) {
     return {
@@ -80,6 +79,8 @@ export function domainErrorJson(error: DomainError): { message: string; code: Gr
 /** HTTP status for a domain error raised before execution (authentication). */
 export function requestErrorOf(error: DomainError): RequestError {
   const { message, code } = domainErrorJson(error);
+  // Before execution this only means a token was presented and is unknown (GitLab's wording).
+  if (error instanceof UnauthenticatedError) return new RequestError(code, 401, 'Invalid token');
   return new RequestError(code, error.status, message);
 }
 

@@ -1,0 +1,326 @@
+/**
+ * Transport errors, limits and field errors: each case runs against both engines, which must give
+ * the same status and the same body, with an `extensions.code`, never a 500 or a stack trace.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Fixtures } from '../helpers/fixtures.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { ENGINES } from './client.js';
+
+interface Case {
+  name: string;
+  status: number;
+  /** Expected body, or a predicate over it. */
+  body: unknown;
+  request: (t: Tokens) => {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  };
+}
+
+interface Tokens {
+  alice: string;
+  readUser: string;
+  expired: string;
+  revoked: string;
+  blocked: string;
+  projectId: number;
+}
+
+const post = (query: string, variables?: unknown, headers: Record<string, string> = {}) => ({
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(variables === undefined ? { query } : { query, variables }),
+});
+const err = (message: string, code: string, extra: object = {}) => ({
+  errors: [{ message, ...extra, extensions: { code } }],
+});
+
+function nested(depth: number): string {
+  // currentUser { events { nodes { author { events { nodes { ... } } } } } }: 3 levels per hop.
+  let inner = 'username';
+  let d = 1;
+  while (d + 3 <= depth - 1) {
+    inner = `events(first: 1) { nodes { author { ${inner} } } }`;
+    d += 3;
+  }
+  return `{ currentUser { ${inner} } }`;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'unknown token',
+    status: 401,
+    body: err('Invalid token', 'UNAUTHENTICATED'),
+    request: () => post('{ currentUser { id } }', undefined, { 'PRIVATE-TOKEN': 'glpat-nope' }),
+  },
+  {
+    name: 'expired token',
+    status: 401,
+    body: err(
+      'Token is expired. You can either do re-authorization or token refresh.',
+      'UNAUTHENTICATED',
+    ),
+    request: (t) =>
+      post('{ currentUser { id } }', undefined, { authorization: `Bearer ${t.expired}` }),
+  },
+  {
+    name: 'revoked token',
+    status: 401,
+    body: err('Token was revoked. You have to re-authorize from the user.', 'UNAUTHENTICATED'),
+    request: (t) => post('{ currentUser { id } }', undefined, { 'PRIVATE-TOKEN': t.revoked }),
+  },
+  {
+    name: 'blocked user',
+    status: 403,
+    body: err('Your account has been blocked.', 'FORBIDDEN'),
+    request: (t) => post('{ currentUser { id } }', undefined, { 'PRIVATE-TOKEN': t.blocked }),
+  },
+  {
+    name: 'two bearer tokens',
+    status: 400,
+    body: err('Both Authorization header and payload includes access token.', 'BAD_REQUEST'),
+    request: (t) => ({
+      ...post('{ currentUser { id } }', undefined, { authorization: `Bearer ${t.alice}` }),
+      path: `/api/graphql?access_token=${t.alice}`,
+    }),
+  },
+  {
+    name: 'query too large',
+    status: 422,
+    body: err('Query too large', 'QUERY_TOO_LARGE'),
+    request: () => post(`{ currentUser { id } }${' '.repeat(10_000)}`),
+  },
+  {
+    name: 'no query',
+    status: 400,
+    body: err('Must provide query string.', 'BAD_REQUEST'),
+    request: () => ({ headers: { 'content-type': 'application/json' }, body: '{"variables":{}}' }),
+  },
+  {
+    name: 'batched',
+    status: 400,
+    body: err('Batched queries are not supported.', 'BAD_REQUEST'),
+    request: () => ({
+      headers: { 'content-type': 'application/json' },
+      body: '[{"query":"{ currentUser { id } }"}]',
+    }),
+  },
+  {
+    name: 'invalid JSON',
+    status: 400,
+    body: err('body is not valid JSON', 'BAD_REQUEST'),
+    request: () => ({ headers: { 'content-type': 'application/json' }, body: '{"query": ' }),
+  },
+  {
+    name: 'variables not an object',
+    status: 400,
+    body: err('Variables must be an object.', 'BAD_REQUEST'),
+    request: () => post('{ currentUser { id } }', [1]),
+  },
+  {
+    name: 'syntax error',
+    status: 400,
+    body: err('Syntax Error: Expected Name, found <EOF>.', 'GRAPHQL_PARSE_FAILED', {
+      locations: [{ line: 1, column: 16 }],
+    }),
+    request: () => post('{ currentUser {'),
+  },
+  {
+    name: 'unknown field',
+    status: 400,
+    body: err('Cannot query field "secret" on type "User".', 'GRAPHQL_VALIDATION_FAILED', {
+      locations: [{ line: 1, column: 17 }],
+    }),
+    request: () => post('{ currentUser { secret } }'),
+  },
+  {
+    name: 'bad enum literal',
+    status: 400,
+    body: err(
+      'Value "created" does not exist in "EventAction" enum. Did you mean the enum value "CREATED" or "UPDATED"?',
+      'GRAPHQL_VALIDATION_FAILED',
+      { locations: [{ line: 1, column: 27 }] },
+    ),
+    request: () => post('{ events(filter: {action: created}) { totalCount } }'),
+  },
+  {
+    name: 'bad date variable',
+    status: 400,
+    body: err(
+      'Variable "$d" got invalid value "2024-02-30"; Date must be a date in YYYY-MM-DD format (a time part is accepted and ignored, as on REST): "2024-02-30"',
+      'BAD_USER_INPUT',
+      { locations: [{ line: 1, column: 9 }] },
+    ),
+    request: () =>
+      post('query Q($d: Date) { events(filter: {before: $d}) { totalCount } }', {
+        d: '2024-02-30',
+      }),
+  },
+  {
+    name: 'ambiguous operation',
+    status: 400,
+    body: err(
+      'Must provide operation name if query contains multiple operations.',
+      'OPERATION_RESOLUTION_FAILURE',
+    ),
+    request: () => post('query A { currentUser { id } } query B { currentUser { id } }'),
+  },
+  {
+    name: 'too deep (anonymous: 15)',
+    status: 400,
+    body: err('Query has depth of 17, which exceeds max depth of 15', 'QUERY_TOO_DEEP'),
+    request: () => post(nested(17)),
+  },
+  {
+    name: 'too complex',
+    status: 400,
+    body: err(
+      'Query has complexity of 20301, which exceeds max complexity of 10000',
+      'QUERY_TOO_COMPLEX',
+    ),
+    request: (t) =>
+      post(
+        '{ events(first: 100) { nodes { author { events(first: 100) { nodes { databaseId } } } } } }',
+        undefined,
+        { 'PRIVATE-TOKEN': t.alice },
+      ),
+  },
+  {
+    name: 'page size through a variable',
+    status: 400,
+    body: err('first must be at most 100', 'PAGE_SIZE_EXCEEDED'),
+    request: () =>
+      post('query Q($n: Int) { user(id: "alice") { events(first: $n) { totalCount } } }', {
+        n: 500,
+      }),
+  },
+  {
+    name: 'anonymous viewer events',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message: '401 Unauthorized',
+          locations: [{ line: 1, column: 3 }],
+          path: ['events'],
+          extensions: { code: 'UNAUTHENTICATED' },
+        },
+      ],
+      data: null,
+    },
+    request: () => post('{ events { totalCount } }'),
+  },
+  {
+    name: 'read_user token on a project',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message:
+            'The request requires higher privileges than provided by the access token. Accepted scopes: api, read_api.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['project'],
+          extensions: { code: 'FORBIDDEN' },
+        },
+      ],
+      data: { project: null },
+    },
+    request: (t) =>
+      post(`{ project(idOrPath: "${t.projectId}") { id } }`, undefined, {
+        'PRIVATE-TOKEN': t.readUser,
+      }),
+  },
+  {
+    name: 'read_user token on the viewer',
+    status: 200,
+    body: { data: { currentUser: { username: 'alice' } } },
+    request: (t) =>
+      post('{ currentUser { username } }', undefined, { 'PRIVATE-TOKEN': t.readUser }),
+  },
+  {
+    name: 'invalid global id',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message: '"abc" is not a valid global id',
+          locations: [{ line: 1, column: 3 }],
+          path: ['node'],
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ],
+      data: { node: null },
+    },
+    request: () => post('{ node(id: "abc") { id } }'),
+  },
+  {
+    name: 'GET with the token in the query string',
+    status: 200,
+    body: { data: { currentUser: { username: 'alice' } } },
+    request: (t) => ({
+      method: 'GET',
+      path: `/graphql?query=${encodeURIComponent('{ currentUser { username } }')}&private_token=${t.alice}`,
+    }),
+  },
+];
+
+for (const dialect of DIALECTS) {
+  describe(`GraphQL errors and limits, both engines alike (${dialect})`, () => {
+    const servers: TestServer[] = [];
+    let tokens: Tokens;
+    before(async () => {
+      for (const engine of ENGINES) {
+        let seeded: Tokens | undefined;
+        const server = await startServer({
+          dialect,
+          config: { graphqlEngine: engine },
+          seed: async (store) => {
+            const f = new Fixtures(store);
+            const alice = await f.user('alice');
+            const bob = await f.user('bob', { state: 'blocked' });
+            const project = await f.project('alice/app', alice.id, 'public');
+            seeded = {
+              alice: await f.token(alice.id, ['read_api']),
+              readUser: await f.token(alice.id, ['read_user']),
+              expired: await f.token(alice.id, ['api'], { expiresAt: '2026-01-01' }),
+              revoked: await f.token(alice.id, ['api'], { revoked: true }),
+              blocked: await f.token(bob.id, ['api']),
+              projectId: project.id,
+            };
+          },
+        });
+        servers.push(server);
+        // Tokens differ per database; both servers get the same seed, so keep each server's own.
+        (server as TestServer & { tokens?: Tokens }).tokens = seeded!;
+        tokens ??= seeded!;
+      }
+    });
+    after(async () => {
+      for (const server of servers) await server.close();
+    });
+
+    for (const c of CASES) {
+      it(c.name, async () => {
+        const results = [];
+        for (const server of servers) {
+          const t = (server as TestServer & { tokens: Tokens }).tokens;
+          const req = c.request(t);
+          const res = await fetch(`${server.url}${req.path ?? '/api/graphql'}`, {
+            method: req.method ?? 'POST',
+            ...(req.headers ? { headers: req.headers } : {}),
+            ...(req.body !== undefined ? { body: req.body } : {}),
+          });
+          const text = await res.text();
+          assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+          assert.doesNotMatch(text, /\bat .*\.(ts|js):\d+/, 'no stack traces');
+          results.push({ status: res.status, body: JSON.parse(text) as unknown });
+        }
+        for (const result of results) assert.deepEqual(result, { status: c.status, body: c.body });
+      });
+    }
+    void tokens;
+  });
+}
