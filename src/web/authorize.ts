@@ -73,7 +73,8 @@ function consentPage(
 
 export function authorizeRoutes(app: FastifyInstance, services: Services): void {
   const { authorization, sessions } = services.oauth;
-  const issuer = services.config.externalUrl;
+  // Read per request: the external URL is fixed at start, but tests set it once the port is known.
+  const issuer = () => services.config.externalUrl;
 
   const redirectTo = (
     reply: FastifyReply,
@@ -82,7 +83,7 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
   ) => {
     reply.header('cache-control', 'no-store');
     reply.header('referrer-policy', 'no-referrer');
-    return reply.redirect(withResponseParams(uri, { ...params, iss: issuer }), 302);
+    return reply.redirect(withResponseParams(uri, { ...params, iss: issuer() }), 302);
   };
 
   const validate = async (source: unknown) => {
