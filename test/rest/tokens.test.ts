@@ -123,10 +123,11 @@ for (const dialect of DIALECTS) {
         '/api/v4/user',
         '/api/v4/version',
       ]) {
-        for (const headers of [
+        const variants: Array<Record<string, string>> = [
           { 'PRIVATE-TOKEN': 'glpat-doesnotexist' },
           { Authorization: 'Bearer not-a-token' },
-        ]) {
+        ];
+        for (const headers of variants) {
           const res = await call(server.url, path, { headers });
           assert.equal(res.status, 401, path);
           assert.equal(res.headers.get('content-type'), 'application/json');
