@@ -5,7 +5,6 @@ import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
 import { ValidationError } from './domain/errors.js';
-import { buildServer } from './server.js';
 import { systemClock } from './services/clock.js';
 import { ImportError } from './services/import-export.js';
 import { NotEmptyError } from './services/seed.js';
@@ -66,6 +65,8 @@ export async function main(argv: string[]): Promise<number> {
       // Plain `serve` never seeds; `--demo` (npm start) loads demo data into an empty database.
       const store = values.demo ? await openStore(config.databaseUrl) : undefined;
       const banner = store ? await prepareDemo(store, systemClock, config) : '';
+      // Loaded here so that data commands do not pay for compiling every face at start.
+      const { buildServer } = await import('./server.js');
       const { app } = await buildServer({ config, ...(store ? { store } : {}) });
       await app.listen({ host: config.host, port: config.port });
       if (banner) process.stdout.write(banner);
