@@ -2,7 +2,7 @@
  * A typed GraphQL client for tests: sends a generated document (src/gql) to a running server and
  * returns status, headers and the parsed body typed by the operation.
  */
-import type { ResultOf, TypedDocumentNode, VariablesOf } from '@graphql-typed-document-node/core';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type DocumentNode, print } from 'graphql';
 import type { GraphqlEngine } from '../../src/config.js';
 
@@ -26,13 +26,13 @@ export interface GqlOptions {
   path?: string;
 }
 
-export async function gql<D extends TypedDocumentNode<unknown, unknown>>(
+export async function gql<R, V>(
   base: string,
-  document: D,
-  variables?: VariablesOf<D>,
+  document: TypedDocumentNode<R, V>,
+  variables?: V,
   options: GqlOptions = {},
-): Promise<GqlResponse<ResultOf<D>>> {
-  return raw<ResultOf<D>>(base, print(document as DocumentNode), variables, options);
+): Promise<GqlResponse<R>> {
+  return raw<R>(base, print(document as DocumentNode), variables, options);
 }
 
 /** Any query text (for error cases a typed document cannot express). */

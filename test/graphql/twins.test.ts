@@ -9,13 +9,14 @@ import {
   ProjectEventsDocument,
   UserEventsDocument,
   ViewerEventsDocument,
+  type ViewerEventsQuery,
 } from '../../src/gql/graphql.js';
 import { ACTIONS, TARGET_TYPES } from '../../src/domain/vocabulary.js';
 import { type Catalog, seedCatalog } from '../helpers/catalog.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { get, ids } from '../helpers/http.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
-import { ENGINES, gql } from './client.js';
+import { ENGINES, type GqlResponse, gql } from './client.js';
 
 interface World {
   catalog: Catalog;
@@ -224,7 +225,7 @@ for (const dialect of DIALECTS) {
               `/api/v4/events${scope ? '?scope=all' : ''}`,
               token,
             );
-            const res = await gql(
+            const res: GqlResponse<ViewerEventsQuery> = await gql(
               server.url,
               ViewerEventsDocument,
               { first: 100, ...(scope ? { scope: 'ALL' as const } : {}) },
