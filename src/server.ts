@@ -72,6 +72,10 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     bodyLimit: 1024 * 1024,
     // Issuer, links and web URLs come from configuration, never from Host/X-Forwarded-* headers.
     trustProxy: false,
+    // A malformed percent-encoding never reaches routing; answer it in the API's JSON shape
+    // instead of Fastify's default body (which exposes framework error codes).
+    frameworkErrors: (_error, _request, reply) =>
+      sendJson(reply, 400, { error: '400 Bad Request - malformed URL' }),
   });
 
   app.addHook('onSend', async (request, reply) => {
