@@ -1,0 +1,176 @@
+/**
+ * Property: whatever filters, cursors, ids, page sizes and variables a client sends, the answer is
+ * a GraphQL response whose errors all carry a known code, never a 5xx.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ProjectEventsDocument, UserEventsDocument } from '../../src/gql/graphql.js';
+import { type Catalog, seedCatalog } from '../helpers/catalog.js';
+import { type TestServer, startServer } from '../helpers/server.js';
+import { ENGINES, type GqlResponse, gql, raw } from './client.js';
+import { encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
+
+const KNOWN = new Set([
+  'BAD_REQUEST',
+  'BAD_USER_INPUT',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PAGE_SIZE_EXCEEDED',
+  'QUERY_TOO_COMPLEX',
+  'QUERY_TOO_DEEP',
+  'QUERY_TOO_LARGE',
+  'NOT_FOUND',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+]);
+
+function check(res: GqlResponse<unknown>) {
+  assert.ok(res.status < 500, `status ${res.status}: ${JSON.stringify(res.body)}`);
+  for (const error of res.body.errors ?? []) {
+    assert.ok(KNOWN.has(error.extensions?.code ?? ''), JSON.stringify(error));
+  }
+  if (res.status === 200) assert.ok('data' in res.body);
+}
+
+const anything = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+);
+const dateish = fc.oneof(
+  fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+  fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  fc.string(),
+  fc.constantFrom('2024-02-30', '2026-01-05', '2026-01-05 10:00', '0000-00-00', ''),
+);
+const cursor = fc.oneof(
+  fc.integer({ min: -5, max: 2 ** 40 }).map((n) => (n > 0 ? encodeCursor(n) : String(n))),
+  fc.string(),
+  fc.base64String(),
+);
+const filter = fc.record(
+  {
+    action: fc.oneof(fc.constantFrom('CREATED', 'PUSHED', 'MERGED', 'APPROVED'), anything),
+    targetType: fc.oneof(fc.constantFrom('ISSUE', 'MERGE_REQUEST', 'WIKI', 'NOTE'), anything),
+    before: dateish,
+    after: dateish,
+    sort: fc.oneof(fc.constantFrom('ASC', 'DESC'), anything),
+  },
+  { requiredKeys: [] },
+);
+const pageArgs = fc.record(
+  {
+    first: fc.oneof(fc.integer({ min: -10, max: 300 }), anything),
+    last: fc.oneof(fc.integer({ min: -10, max: 300 }), anything),
+    after: cursor,
+    before: cursor,
+  },
+  { requiredKeys: [] },
+);
+
+for (const engine of ENGINES) {
+  describe(`GraphQL fuzzing (${engine})`, () => {
+    let server: TestServer;
+    let catalog: Catalog;
+    before(async () => {
+      server = await startServer({ config: { graphqlEngine: engine } });
+      catalog = await seedCatalog(server.store);
+    });
+    after(() => server.close());
+
+    it('random filters, cursors and page sizes on project and user events', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          filter,
+          pageArgs,
+          fc.oneof(
+            fc.constant(String(catalog.projectId)),
+            fc.constant('acme/catalog'),
+            fc.string(),
+          ),
+          fc.boolean(),
+          async (f, page, idOrPath, withToken) => {
+            const options = withToken ? { token: catalog.ownerToken } : {};
+            const vars = { filter: f, ...page } as never;
+            check(
+              await gql(
+                server.url,
+                ProjectEventsDocument,
+                { idOrPath, ...(vars as object) } as never,
+                options,
+              ),
+            );
+            check(
+              await gql(
+                server.url,
+                UserEventsDocument,
+                { id: idOrPath, ...(vars as object) } as never,
+                options,
+              ),
+            );
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('random global ids and raw variables', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc
+              .constantFrom('User', 'Project', 'Event')
+              .chain((t) => fc.integer({ min: 1, max: 40 }).map((n) => toGlobalId(t as 'User', n))),
+            fc.string(),
+            fc.base64String(),
+          ),
+          anything,
+          async (id, junk) => {
+            check(
+              await raw(
+                server.url,
+                'query N($id: ID!) { node(id: $id) { id } }',
+                { id },
+                { token: catalog.ownerToken },
+              ),
+            );
+            check(
+              await raw(server.url, 'query N($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+                ids: [id, id],
+              }),
+            );
+            check(
+              await raw(
+                server.url,
+                'query Q($x: Int) { events(first: $x) { totalCount } }',
+                { x: junk },
+                { token: catalog.ownerToken },
+              ),
+            );
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('random query text', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
+          check(
+            await raw(server.url, `{ events { nodes { ${text} } } }`, undefined, {
+              token: catalog.ownerToken,
+            }),
+          );
+          check(await raw(server.url, text));
+        }),
+        { numRuns: 60 },
+      );
+    });
+  });
+}
