@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { RowCache } from './row-cache.js';
 import type { Database, ProjectRow } from './schema.js';
+import { matchesNoRow } from './text.js';
 
 export class ProjectStore {
   private readonly cache: RowCache<number, ProjectRow | undefined>;
@@ -35,6 +36,7 @@ export class ProjectStore {
 
   /** Case-insensitive full path (`group/sub/project`). */
   byFullPath(fullPath: string): Promise<ProjectRow | undefined> {
+    if (matchesNoRow(fullPath)) return Promise.resolve(undefined);
     return this.db
       .selectFrom('projects')
       .selectAll()

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { RowCache } from './row-cache.js';
 import type { Database, UserRow } from './schema.js';
+import { matchesNoRow } from './text.js';
 
 export class UserStore {
   private readonly cache: RowCache<number, UserRow | undefined>;
@@ -33,6 +34,7 @@ export class UserStore {
 
   /** Case-insensitive, as GitLab looks usernames up. */
   byUsername(username: string): Promise<UserRow | undefined> {
+    if (matchesNoRow(username)) return Promise.resolve(undefined);
     return this.db
       .selectFrom('users')
       .selectAll()
@@ -42,6 +44,7 @@ export class UserStore {
 
   /** A username or an e-mail address (sign-in and the password grant accept either). */
   byLogin(login: string): Promise<UserRow | undefined> {
+    if (matchesNoRow(login)) return Promise.resolve(undefined);
     const lower = login.toLowerCase();
     return this.db
       .selectFrom('users')

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Fixtures } from '../helpers/fixtures.js';
-import { call, get } from '../helpers/http.js';
+import { call, get, rawGet } from '../helpers/http.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 
 for (const dialect of DIALECTS) {
@@ -99,6 +99,19 @@ for (const dialect of DIALECTS) {
       assert.equal(typeof (body.error ?? body.message), 'string');
       assert.ok(!res.text.includes('at '), res.text);
       assert.ok(!res.text.includes('FST_'), res.text);
+    });
+
+    it('a malformed percent-encoding is a JSON 400 without framework internals', async () => {
+      for (const path of [
+        '/api/v4/users/%E0%A4%A/events',
+        '/api/v4/projects/a%2/events',
+        '/api/v4/%',
+      ]) {
+        const res = await rawGet(server.url, path);
+        assert.equal(res.status, 400, path);
+        assert.equal(res.headers.get('content-type'), 'application/json');
+        assert.equal(res.text, '{"error":"400 Bad Request - malformed URL"}');
+      }
     });
 
     it('HEAD on an events route answers like GET without a body', async () => {
