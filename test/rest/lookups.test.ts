@@ -75,7 +75,16 @@ for (const dialect of DIALECTS) {
     });
 
     it('unknown users are 404 "User Not Found"', async () => {
-      for (const id of ['nobody', '999999', '99999999999999999999999', '4242', '%20', 'a%2Fb']) {
+      // A NUL byte is a miss too (PostgreSQL text cannot even compare against one).
+      for (const id of [
+        'nobody',
+        '999999',
+        '99999999999999999999999',
+        '4242',
+        '%20',
+        'a%2Fb',
+        'alice%00',
+      ]) {
         const res = await get(server.url, `/api/v4/users/${id}/events`);
         assert.equal(res.status, 404, id);
         assert.equal(res.headers.get('content-type'), 'application/json');
@@ -111,6 +120,7 @@ for (const dialect of DIALECTS) {
         'project',
         'proj',
         'group%2Fnope',
+        'group%2Fsub%2Fproj%00',
         '0',
         '-1',
         '999999',
