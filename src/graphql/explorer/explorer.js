@@ -191,12 +191,20 @@
     if (className) node.className = className;
     return node;
   }
-  function link(name) {
-    var a = el('a', name);
-    a.addEventListener('click', function () {
-      show(name.replace(/[[\]!]/g, ''), true);
+  // Real links (href) so keyboards and assistive technology treat them as links.
+  function anchor(text, onClick) {
+    var a = el('a', text);
+    a.href = '#';
+    a.addEventListener('click', function (event) {
+      event.preventDefault();
+      onClick();
     });
     return a;
+  }
+  function link(name) {
+    return anchor(name, function () {
+      show(name.replace(/[[\]!]/g, ''), true);
+    });
   }
   function typeLink(t) {
     var text = typeName(t);
@@ -218,12 +226,12 @@
     body.textContent = '';
     trail.forEach(function (item, index) {
       if (index > 0) nav.appendChild(document.createTextNode(' › '));
-      var a = el('a', item);
-      a.addEventListener('click', function () {
-        trail = trail.slice(0, index + 1);
-        show(item, false);
-      });
-      nav.appendChild(a);
+      nav.appendChild(
+        anchor(item, function () {
+          trail = trail.slice(0, index + 1);
+          show(item, false);
+        }),
+      );
     });
     body.appendChild(el('h2', type.name + ' (' + type.kind.toLowerCase().replace('_', ' ') + ')'));
     if (type.description) body.appendChild(el('p', type.description, 'desc'));
