@@ -7,7 +7,7 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import { normalizePush } from '../domain/push-payload.js';
 import { formatRecord } from '../domain/record-format.js';
@@ -89,15 +89,24 @@ export class ImportService {
   async importFile(path: string, options: TransferOptions = {}): Promise<TransferSummary> {
     const input = path === '-' ? process.stdin : createReadStream(path);
     const totalBytes = path === '-' ? undefined : statSync(path).size;
-    const bytes = () => (path === '-' ? undefined : (input as { bytesRead: number }).bytesRead);
-    const lines = createInterface({ input, crlfDelay: Infinity });
+    let bytes = 0;
+    // Read lazily: nothing flows until the transaction is open and asks for the next line.
     async function* entries(): AsyncGenerator<Entry> {
+      const decoder = new StringDecoder('utf8');
       let line = 0;
-      for await (const text of lines) yield { line: ++line, text };
+      let carry = '';
+      for await (const chunk of input) {
+        bytes += (chunk as Buffer).length;
+        const parts = (carry + decoder.write(chunk as Buffer)).split('\n');
+        carry = parts.pop()!;
+        for (const text of parts) yield { line: ++line, text: text.replace(/\r$/, '') };
+      }
+      carry += decoder.end();
+      if (carry !== '') yield { line: ++line, text: carry.replace(/\r$/, '') };
     }
     return this.run(entries(), {
       onProgress: options.onProgress
-        ? (p) => options.onProgress!({ ...p, bytes: bytes(), totalBytes })
+        ? (p) => options.onProgress!({ ...p, bytes, totalBytes })
         : undefined,
     });
   }
