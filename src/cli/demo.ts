@@ -12,15 +12,20 @@ import type { Store } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 
 /** Runs before the server listens; returns the banner to print once it does. */
-export async function prepareDemo(store: Store, clock: Clock, config: Config): Promise<string> {
+export async function prepareDemo(
+  store: Store,
+  clock: Clock,
+  config: Config,
+  say: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<string> {
   const seed = new SeedService(store, clock);
   const lines: string[] = [];
   if (await seed.isEmpty()) {
-    process.stdout.write('The database is empty: loading the demo data set…\n');
+    say('The database is empty: loading the demo data set…\n');
     const progress = new ProgressReporter('demo data', progressMode(false));
     const summary = await seed.seedDemoIfEmpty({ onProgress: progress.update });
     progress.finish();
-    if (summary) process.stdout.write(`${summaryLine('loaded demo data:', summary)}\n`);
+    if (summary) say(`${summaryLine('loaded demo data:', summary)}\n`);
   }
   const issued = await new ProvisioningService(store, clock).demoToken();
   if (!issued) {

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { prepareDemo } from '../../src/cli/demo.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+
+for (const dialect of DIALECTS) {
+  describe(`npm start (serve --demo) preparation (${dialect})`, () => {
+    let server: TestServer;
+    let said = '';
+    let banner = '';
+
+    before(async () => {
+      server = await startServer({
+        dialect,
+        seed: async (store) => {
+          const config = { externalUrl: 'http://127.0.0.1:3000' } as never;
+          banner = await prepareDemo(
+            store,
+            { now: () => Date.UTC(2026, 0, 15) },
+            config,
+            (t) => (said += t),
+          );
+        },
+      });
+    });
+    after(() => server.close());
+
+    const tokenOf = (text: string) => /^ {2}(glpat-[A-Za-z0-9_-]+)$/m.exec(text)?.[1];
+
+    it('loads the demo data into the empty database and says so', () => {
+      assert.match(
+        said,
+        /^The database is empty: loading the demo data set…\nloaded demo data: [\d,]+ records in [\d.]+ s .*event 2,\d{3}\n$/,
+      );
+    });
+
+    it('prints a fresh api token for alice, expiring in 7 days, with three curl lines that work', async () => {
+      const token = tokenOf(banner);
+      assert.ok(token, banner);
+      assert.match(
+        banner,
+        /Personal access token \(scope api, expires 2026-01-22\), shown only once:/,
+      );
+      const curls = banner.split('\n').filter((l) => l.startsWith('  curl '));
+      assert.equal(curls.length, 3);
+      for (const line of curls) {
+        const url = /"(http:\/\/127\.0\.0\.1:3000[^"]+)"$/
+          .exec(line)![1]!
+          .replace('http://127.0.0.1:3000', server.url);
+        assert.ok(line.includes(`--header "PRIVATE-TOKEN: ${token}"`));
+        const res = await fetch(url, { headers: { 'PRIVATE-TOKEN': token } });
+        assert.equal(res.status, 200, url);
+        assert.ok(((await res.json()) as unknown[]).length > 0, url);
+      }
+      const row = await server.store.db
+        .selectFrom('personal_access_tokens')
+        .selectAll()
+        .executeTakeFirstOrThrow();
+      assert.equal(row.name, 'npm start demo token');
+      assert.equal(row.scopes, 'api');
+    });
+
+    it('on the next start keeps the data and mints another token', async () => {
+      said = '';
+      const again = await prepareDemo(
+        server.store,
+        server.clock,
+        server.config,
+        (t) => (said += t),
+      );
+      assert.equal(said, '');
+      assert.notEqual(tokenOf(again), tokenOf(banner));
+      const n = await server.store.db.selectFrom('personal_access_tokens').select('id').execute();
+      assert.equal(n.length, 2);
+    });
+  });
+}
