@@ -67,7 +67,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('D13: no credentials or a garbage token → {"message":"401 Unauthorized"} without a challenge', async () => {
-      for (const headers of [
+      for (const headers of <Record<string, string>[]>[
         {},
         { authorization: 'Bearer pgoa-garbage' },
         { authorization: 'Bearer garbage' },

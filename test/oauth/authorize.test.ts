@@ -162,7 +162,7 @@ for (const dialect of DIALECTS) {
     it('the consent token is bound to the request: a changed scope or state is refused', async () => {
       const page = await authorize({ ...base(), redirect_uri: REDIRECT, scope: 'read_user' });
       const fields = hiddenFields(page.text);
-      for (const change of [
+      for (const change of <Record<string, string>[]>[
         { scope: 'api' },
         { state: 'other' },
         { redirect_uri: REDIRECT, client_id: world.other.uid },

@@ -98,7 +98,7 @@ describe('POST /oauth/introspect (RFC 7662) and GET /oauth/token/info', () => {
   it('token info: missing, unknown, expired → 401 invalid_token with a Bearer challenge', async () => {
     const tokens = await obtainTokens(world);
     world.server.clock.advance(7200_000);
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       {},
       { authorization: 'Bearer nope' },
       { authorization: `Bearer ${tokens.access_token}` },

@@ -115,7 +115,7 @@ describe('PKCE (RFC 7636)', () => {
 
   it('unsupported, lower-case or missing methods are refused at authorization (D3)', async () => {
     const { challenge } = pkcePair();
-    for (const query of [
+    for (const query of <Record<string, string>[]>[
       { code_challenge: challenge, code_challenge_method: 'bogus' },
       { code_challenge: challenge, code_challenge_method: 's256' },
       { code_challenge: challenge },

@@ -185,7 +185,8 @@ describe('B.20 malformed input at every /oauth/* endpoint: only RFC-shaped 4xx, 
       case 'form': {
         const params = new URLSearchParams();
         for (const [k, v] of Object.entries(body)) {
-          for (const item of Array.isArray(v) ? v : [v]) params.append(k, typeof item === 'string' ? item : String(JSON.stringify(item)));
+          for (const item of Array.isArray(v) ? v : [v])
+            params.append(k, typeof item === 'string' ? item : String(JSON.stringify(item)));
         }
         return { type: 'application/x-www-form-urlencoded', payload: params.toString() };
       }
@@ -249,7 +250,8 @@ describe('B.20 malformed input at every /oauth/* endpoint: only RFC-shaped 4xx, 
         const params = new URLSearchParams();
         if (useApp) params.append('client_id', world.app.uid);
         for (const [k, v] of Object.entries(body)) {
-          for (const item of Array.isArray(v) ? v : [v]) params.append(k, typeof item === 'string' ? item : String(JSON.stringify(item)));
+          for (const item of Array.isArray(v) ? v : [v])
+            params.append(k, typeof item === 'string' ? item : String(JSON.stringify(item)));
         }
         const getReply = await browser.fetch(`/oauth/authorize?${params}`);
         assert.ok([200, 302, 400].includes(getReply.status), `${getReply.status}`);
