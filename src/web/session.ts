@@ -72,17 +72,18 @@ export async function signedInUser(
 }
 
 /**
- * True when a state-changing request comes from another site: `Sec-Fetch-Site` other than
- * same-origin/none, or an `Origin` that is not ours. SameSite=Lax already keeps the cookie off
- * cross-site POSTs; this refuses them outright, even from same-site neighbours.
+ * True when a state-changing request comes from another site. `Sec-Fetch-Site` decides when the
+ * browser sends it (same-origin or none pass); otherwise an `Origin` that is not ours refuses.
+ * `Origin: null` is not decisive: with `Referrer-Policy: no-referrer` browsers send it on our own
+ * form posts. SameSite=Lax keeps the cookie off cross-site POSTs and the CSRF token still applies.
  */
 export function isCrossSite(request: FastifyRequest, externalUrl: string): boolean {
   const fetchSite = request.headers['sec-fetch-site'];
-  if (typeof fetchSite === 'string' && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+  if (typeof fetchSite === 'string') return fetchSite !== 'same-origin' && fetchSite !== 'none';
+  const origin = request.headers.origin;
+  if (typeof origin === 'string' && origin !== 'null' && origin !== new URL(externalUrl).origin) {
     return true;
   }
-  const origin = request.headers.origin;
-  if (typeof origin === 'string' && origin !== new URL(externalUrl).origin) return true;
   return false;
 }
 
