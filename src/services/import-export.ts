@@ -91,7 +91,7 @@ export class ImportService {
     const totalBytes = path === '-' ? undefined : statSync(path).size;
     let bytes = 0;
     // Read lazily: nothing flows until the transaction is open and asks for the next line.
-    async function* entries(): AsyncGenerator<Entry> {
+    async function* entries(): AsyncGenerator<Entry[]> {
       const decoder = new StringDecoder('utf8');
       let line = 0;
       let carry = '';
@@ -99,10 +99,10 @@ export class ImportService {
         bytes += (chunk as Buffer).length;
         const parts = (carry + decoder.write(chunk as Buffer)).split('\n');
         carry = parts.pop()!;
-        for (const text of parts) yield { line: ++line, text: text.replace(/\r$/, '') };
+        yield parts.map((text) => ({ line: ++line, text: text.replace(/\r$/, '') }));
       }
       carry += decoder.end();
-      if (carry !== '') yield { line: ++line, text: carry.replace(/\r$/, '') };
+      if (carry !== '') yield [{ line: ++line, text: carry.replace(/\r$/, '') }];
     }
     return this.run(entries(), {
       onProgress: options.onProgress
@@ -113,13 +113,8 @@ export class ImportService {
 
   /** Imports text already in memory (tests, small files). */
   importText(text: string, options: TransferOptions = {}): Promise<TransferSummary> {
-    const lines = text.split('\n');
-    return this.run(
-      (function* () {
-        for (let i = 0; i < lines.length; i++) yield { line: i + 1, text: lines[i]! };
-      })(),
-      options,
-    );
+    const lines = text.split('\n').map((t, i) => ({ line: i + 1, text: t }));
+    return this.run([lines], options);
   }
 
   /** Imports generated records (seed, demo data) through the same checks as a file. */
@@ -127,15 +122,24 @@ export class ImportService {
     records: Iterable<DataRecord> | AsyncIterable<DataRecord>,
     options: TransferOptions = {},
   ): Promise<TransferSummary> {
-    async function* entries(): AsyncGenerator<Entry> {
+    // Handed over in batches: one await per thousand records, not one per record.
+    async function* entries(): AsyncGenerator<Entry[]> {
       let line = 0;
-      for await (const record of records) yield { line: ++line, record };
+      let batch: Entry[] = [];
+      for await (const record of records) {
+        batch.push({ line: ++line, record });
+        if (batch.length === 1000) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
     }
     return this.run(entries(), options);
   }
 
   private run(
-    entries: Iterable<Entry> | AsyncIterable<Entry>,
+    batches: Iterable<Entry[]> | AsyncIterable<Entry[]>,
     options: TransferOptions,
   ): Promise<TransferSummary> {
     const started = performance.now();
@@ -149,26 +153,36 @@ export class ImportService {
       const problems: Problem[] = [];
       let records = 0;
       const now = this.clock.now();
-      for await (const entry of entries) {
-        let record: DataRecord;
-        let issueId: number | null;
-        try {
-          if ('record' in entry) record = entry.record;
-          else if (entry.text.trim() === '') continue;
-          else record = parseRecordLine(entry.text);
-          issueId = ledger.admit(record);
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-          problems.push({ line: entry.line, message: error.message });
-          if (problems.length >= MAX_PROBLEMS) break;
-          continue;
+      for await (const batch of batches) {
+        for (const entry of batch) {
+          let record: DataRecord;
+          let issueId: number | null;
+          try {
+            if ('record' in entry) record = entry.record;
+            else if (entry.text.trim() === '') continue;
+            else record = parseRecordLine(entry.text);
+            issueId = ledger.admit(record);
+          } catch (error) {
+            if (!(error instanceof RecordError)) throw error;
+            problems.push({ line: entry.line, message: error.message });
+            if (problems.length >= MAX_PROBLEMS) break;
+            continue;
+          }
+          // After the first problem nothing more is written; the rest is only checked.
+          if (problems.length > 0) continue;
+          const passwordHash =
+            record.kind === 'user' && record.password !== null
+              ? await hashPassword(record.password)
+              : null;
+          this.write(writer, record, issueId, now, passwordHash);
+          counts[record.kind]++;
+          records++;
+          if (writer.full) {
+            await writer.flush();
+            options.onProgress?.({ records });
+          }
         }
-        // After the first problem nothing more is written; the rest is only checked.
-        if (problems.length > 0) continue;
-        const wrote = await this.write(writer, record, issueId, now);
-        counts[record.kind]++;
-        records++;
-        if (wrote) options.onProgress?.({ records });
+        if (problems.length >= MAX_PROBLEMS) break;
       }
       if (problems.length > 0) throw new ImportError(problems);
       await writer.flush();
@@ -178,13 +192,14 @@ export class ImportService {
     });
   }
 
-  /** Buffers the rows of one record; true when that wrote a batch. */
-  private async write(
+  /** Buffers the rows of one record (a user's plain password arrives already hashed). */
+  private write(
     w: BulkWriter,
     r: DataRecord,
     issueId: number | null,
     now: number,
-  ): Promise<boolean> {
+    passwordHash: string | null,
+  ): void {
     switch (r.kind) {
       case 'user':
         return w.add('users', {
@@ -193,7 +208,7 @@ export class ImportService {
           name: r.name,
           email: r.email,
           state: r.state,
-          password_hash: r.password !== null ? await hashPassword(r.password) : r.password_hash,
+          password_hash: passwordHash ?? r.password_hash,
           admin: r.admin ? 1 : 0,
           two_factor_enabled: r.two_factor_enabled ? 1 : 0,
           private_profile: r.private_profile ? 1 : 0,
@@ -237,7 +252,7 @@ export class ImportService {
           updated_at: r.updated_at ?? r.created_at,
         });
       case 'event': {
-        const wrote = await w.add('events', {
+        w.add('events', {
           id: r.id,
           project_id: r.project_id,
           author_id: r.author_id,
@@ -247,9 +262,9 @@ export class ImportService {
           issue_id: issueId,
           created_at: r.created_at,
         });
-        if (!r.push) return wrote;
+        if (!r.push) return;
         const p = normalizePush(r.push);
-        const pushWrote = await w.add('push_event_payloads', {
+        return w.add('push_event_payloads', {
           event_id: r.id,
           action: p.action,
           ref_type: p.refType,
@@ -260,7 +275,6 @@ export class ImportService {
           commit_title: p.commitTitle,
           commits: JSON.stringify(p.commits),
         });
-        return wrote || pushWrote;
       }
       case 'personal_access_token':
         return w.add('personal_access_tokens', {

@@ -118,7 +118,7 @@ export type BulkRow<T extends BulkTable> = Insertable<Database[T]>;
 export class BulkWriter {
   private readonly buffers = new Map<BulkTable, unknown[][]>();
   private readonly statements = new Map<string, string>();
-  private buffered = 0;
+  private isFull = false;
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -126,22 +126,18 @@ export class BulkWriter {
     return Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / COLUMNS[table].length));
   }
 
-  /** Adds a row; returns true when this call wrote buffered rows to the database. */
-  async add<T extends BulkTable>(table: T, row: BulkRow<T>): Promise<boolean> {
+  /** Buffers a row; the caller flushes once `full` says a statement's worth is waiting. */
+  add<T extends BulkTable>(table: T, row: BulkRow<T>): void {
     const values = COLUMNS[table].map((c) => (row as Record<string, unknown>)[c] ?? null);
     let buffer = this.buffers.get(table);
     if (!buffer) this.buffers.set(table, (buffer = []));
     buffer.push(values);
-    this.buffered++;
-    if (buffer.length >= BulkWriter.rowsPerStatement(table)) {
-      await this.flush();
-      return true;
-    }
-    return false;
+    if (buffer.length >= BulkWriter.rowsPerStatement(table)) this.isFull = true;
   }
 
-  get pending(): number {
-    return this.buffered;
+  /** True when some table has a full statement's worth of rows buffered. */
+  get full(): boolean {
+    return this.isFull;
   }
 
   async flush(): Promise<void> {
@@ -157,7 +153,7 @@ export class BulkWriter {
       }
       buffer.length = 0;
     }
-    this.buffered = 0;
+    this.isFull = false;
   }
 
   /** The insert text for `rows` rows of `table`, built by Kysely once per shape. */

@@ -60,7 +60,7 @@ for (const dialect of DIALECTS) {
         for (const record of records) {
           chunk += formatRecord(record) + '\n';
           if (chunk.length > 1 << 20) {
-            if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+            if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
             chunk = '';
           }
         }
