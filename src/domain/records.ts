@@ -1,7 +1,8 @@
 /**
  * The import/export format: newline-delimited JSON, one record per line, each with a `kind`.
- * This module owns the shape of every kind (types, enums, formats) and its canonical text; whether
- * the ids a record points at exist is the ledger's business (record-references.ts).
+ * This module parses and validates each kind (types, enums, formats); record-types.ts declares the
+ * kinds, record-format.ts writes their canonical text, and whether the ids a record points at exist
+ * is the ledger's business (record-references.ts).
  */
 import { SCOPES } from './scopes.js';
 import { digest, isPasswordHash } from './secrets.js';
@@ -9,170 +10,24 @@ import { type PushCommit, type PushInput, splitRef } from './push-payload.js';
 import {
   ACCESS_LEVEL_VALUES,
   ACTIONS,
-  type Action,
   NOTEABLE_TYPES,
-  type NoteableType,
   PUSH_ACTIONS,
   REF_TYPES,
   TARGET_CLASSES,
-  type TargetClass,
   USER_STATES,
-  type UserState,
   VISIBILITIES,
-  type Visibility,
 } from './vocabulary.js';
 import { RecordFields, RecordError, isPlainObject } from './record-fields.js';
+import {
+  type DataRecord,
+  ISSUE_STATES,
+  MERGE_REQUEST_STATES,
+  RECORD_KINDS,
+  type RecordKind,
+} from './record-types.js';
 
 export { RecordError } from './record-fields.js';
-
-export const RECORD_KINDS = [
-  'user',
-  'project',
-  'member',
-  'milestone',
-  'issue',
-  'merge_request',
-  'snippet',
-  'note',
-  'event',
-  'personal_access_token',
-] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
-
-export const ISSUE_STATES = ['opened', 'closed'] as const;
-export const MERGE_REQUEST_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
-
-/** Times are epoch ms; null means "absent in the file" (the importer uses the current time). */
-export interface UserRecord {
-  kind: 'user';
-  id: number;
-  username: string;
-  name: string;
-  email: string;
-  state: UserState;
-  /** Plain password from the file, hashed on import; never exported. */
-  password: string | null;
-  password_hash: string | null;
-  admin: boolean;
-  two_factor_enabled: boolean;
-  private_profile: boolean;
-  avatar_url: string | null;
-  created_at: number | null;
-}
-
-export interface ProjectRecord {
-  kind: 'project';
-  id: number;
-  namespace: string;
-  path: string;
-  name: string;
-  description: string;
-  visibility: Visibility;
-  creator_id: number;
-  created_at: number | null;
-}
-
-export interface MemberRecord {
-  kind: 'member';
-  project_id: number;
-  user_id: number;
-  access_level: number;
-}
-
-export interface MilestoneRecord {
-  kind: 'milestone';
-  id: number;
-  project_id: number;
-  iid: number;
-  title: string;
-  created_at: number | null;
-}
-
-export interface IssueRecord {
-  kind: 'issue';
-  id: number;
-  project_id: number;
-  iid: number;
-  title: string;
-  author_id: number;
-  confidential: boolean;
-  state: (typeof ISSUE_STATES)[number];
-  created_at: number | null;
-}
-
-export interface MergeRequestRecord {
-  kind: 'merge_request';
-  id: number;
-  project_id: number;
-  iid: number;
-  title: string;
-  author_id: number;
-  state: (typeof MERGE_REQUEST_STATES)[number];
-  created_at: number | null;
-}
-
-export interface SnippetRecord {
-  kind: 'snippet';
-  id: number;
-  project_id: number | null;
-  title: string;
-  author_id: number;
-  visibility: Visibility;
-  created_at: number | null;
-}
-
-export interface NoteRecord {
-  kind: 'note';
-  id: number;
-  project_id: number;
-  author_id: number;
-  body: string;
-  noteable_type: NoteableType;
-  noteable_id: number;
-  system: boolean;
-  attachment: string | null;
-  created_at: number;
-  /** Defaults to created_at. */
-  updated_at: number | null;
-}
-
-export interface EventRecord {
-  kind: 'event';
-  id: number;
-  project_id: number;
-  author_id: number;
-  action: Action;
-  target_type: TargetClass | null;
-  target_id: number | null;
-  created_at: number;
-  push: PushInput | null;
-}
-
-export interface TokenRecord {
-  kind: 'personal_access_token';
-  id: number;
-  user_id: number;
-  name: string;
-  /** Always the digest: a plain `token` in the file is digested while parsing. */
-  token_digest: string;
-  scopes: string[];
-  expires_at: string | null;
-  revoked: boolean;
-  created_at: number | null;
-  last_used_at: number | null;
-}
-
-export type DataRecord =
-  | UserRecord
-  | ProjectRecord
-  | MemberRecord
-  | MilestoneRecord
-  | IssueRecord
-  | MergeRequestRecord
-  | SnippetRecord
-  | NoteRecord
-  | EventRecord
-  | TokenRecord;
+export * from './record-types.js';
 
 const NAME_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;

@@ -4,7 +4,6 @@
  * days of activity before DEMO_END that covers every action and target type, pushes of every kind
  * and a confidential issue with notes. It is imported through the same checks as any file.
  */
-import type { PushCommit } from '../domain/push-payload.js';
 import type {
   DataRecord,
   EventRecord,
@@ -14,8 +13,9 @@ import type {
   NoteRecord,
   SnippetRecord,
 } from '../domain/records.js';
-import { type Action, BLANK_SHA, type TargetClass } from '../domain/vocabulary.js';
+import type { Action, TargetClass } from '../domain/vocabulary.js';
 import * as C from './demo-catalog.js';
+import { demoPush } from './demo-pushes.js';
 import { Prng } from './prng.js';
 
 const DAY = 86_400_000;
@@ -441,75 +441,8 @@ class DemoBuilder {
     });
   }
 
-  private commits(p: ProjectState, authorId: number, at: number, count: number): PushCommit[] {
-    const user = C.DEMO_USERS[authorId - 1]!;
-    return Array.from({ length: count }, (_, i) => {
-      const id = this.rng.sha();
-      const ts = new Date(at - (count - i) * 60_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
-      return {
-        id,
-        message: this.rng.pick(C.COMMIT_MESSAGES),
-        timestamp: ts,
-        url: `${C.DEMO_BASE_URL}/${p.fullPath}/-/commit/${id}`,
-        author: { name: user.name, email: `${user.username}@example.com` },
-      };
-    });
-  }
-
   private push(p: ProjectState, authorId: number, at: number) {
-    const roll = this.rng.next();
-    let ref: string;
-    let before: string;
-    let after: string;
-    let commits: PushCommit[] = [];
-    let count: number;
-    if (roll < 0.08) {
-      // A new branch with its first commits.
-      const branch = `${this.rng.pick(C.BRANCHES)}-${this.seq.event}`;
-      commits = this.commits(p, authorId, at, 1 + this.rng.int(3));
-      [ref, before, after, count] = [
-        `refs/heads/${branch}`,
-        BLANK_SHA,
-        commits.at(-1)!.id,
-        commits.length,
-      ];
-      p.heads.set(branch, after);
-    } else if (roll < 0.13 && p.heads.size > 1) {
-      // A merged branch deleted.
-      const branch = [...p.heads.keys()].find((b) => b !== 'main')!;
-      [ref, before, after, count] = [`refs/heads/${branch}`, p.heads.get(branch)!, BLANK_SHA, 0];
-      p.heads.delete(branch);
-    } else if (roll < 0.17) {
-      // A release tag (tags carry no commits).
-      const tag = `v1.${Math.floor(this.day / 15)}.${this.seq.event % 10}`;
-      [ref, before, after, count] = [`refs/tags/${tag}`, BLANK_SHA, p.heads.get('main')!, 0];
-    } else if (roll < 0.19) {
-      // A big merge: more commits than push data keeps.
-      commits = this.commits(p, authorId, at, 23 + this.rng.int(8));
-      [ref, before, after, count] = [
-        'refs/heads/main',
-        p.heads.get('main')!,
-        commits.at(-1)!.id,
-        commits.length,
-      ];
-      p.heads.set('main', after);
-    } else {
-      const branch = this.rng.chance(0.6) ? 'main' : this.rng.pick([...p.heads.keys()]);
-      commits = this.commits(p, authorId, at, 1 + (this.rng.chance(0.3) ? this.rng.int(6) : 0));
-      [ref, before, after, count] = [
-        `refs/heads/${branch}`,
-        p.heads.get(branch)!,
-        commits.at(-1)!.id,
-        commits.length,
-      ];
-      p.heads.set(branch, after);
-    }
-    this.event(p, authorId, 'pushed', null, null, at, {
-      ref,
-      before,
-      after,
-      commitCount: count,
-      commits,
-    });
+    const push = demoPush(this.rng, p, C.DEMO_USERS[authorId - 1]!, at, this.seq.event, this.day);
+    this.event(p, authorId, 'pushed', null, null, at, push);
   }
 }
