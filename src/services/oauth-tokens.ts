@@ -14,7 +14,7 @@ import {
 } from '../domain/oauth.js';
 import type { Scope } from '../domain/scopes.js';
 import { digest, randomSecret } from '../domain/secrets.js';
-import type { NewToken, OAuthStore } from '../store/oauth.js';
+import type { NewToken, OAuthStore, TokenWithUser } from '../store/oauth.js';
 import type { OAuthApplicationRow, OAuthTokenRow } from '../store/schema.js';
 import type { Clock } from './clock.js';
 import type { Resolution, TokenResolver } from './credentials.js';
@@ -225,21 +225,48 @@ export class OAuthTokenService {
   }
 
   /** Lets `/api/v4` (and GraphQL) accept these tokens through the credentials layer. */
-  resolver(): TokenResolver {
-    return new OAuthTokenResolver(this.oauth);
+  resolver(dataVersion: () => number | null): TokenResolver {
+    return new OAuthTokenResolver(this.oauth, dataVersion);
   }
 }
 
+/** Entries kept by the verification cache before it starts over. */
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Verification is one SHA-256 and, when the database has not changed since, a Map lookup: rows
+ * are cached under the store's data version (which moves on every committed write, ours or another
+ * process's), so a revocation or a blocked user is seen on the very next request. Expiry is always
+ * evaluated against the clock. Where no cheap data version exists (PostgreSQL) every request does
+ * the two indexed lookups.
+ */
 class OAuthTokenResolver implements TokenResolver {
   // GitLab reads OAuth tokens from `Authorization: Bearer` and `access_token`, not PRIVATE-TOKEN.
   readonly acceptsPrivateToken = false;
+  private readonly cache = new Map<string, { version: number; found: TokenWithUser }>();
 
-  constructor(private readonly oauth: OAuthStore) {}
+  constructor(
+    private readonly oauth: OAuthStore,
+    private readonly dataVersion: () => number | null,
+  ) {}
+
+  private async lookup(tokenDigest: string): Promise<TokenWithUser | undefined> {
+    // Read the version before the rows, so a write racing the query invalidates the entry.
+    const version = this.dataVersion();
+    const hit = this.cache.get(tokenDigest);
+    if (version !== null && hit && hit.version === version) return hit.found;
+    const found = await this.oauth.tokenWithUser(tokenDigest);
+    if (found && version !== null) {
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(tokenDigest, { version, found });
+    }
+    return found;
+  }
 
   async resolve(token: string, now: number): Promise<Resolution | null> {
-    // Other token kinds never pay for a query here.
+    // Other token kinds never pay for a lookup here.
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
-    const found = await this.oauth.tokenWithUser(digest(token));
+    const found = await this.lookup(digest(token));
     if (!found) return null;
     const { token: row, user } = found;
     if (now >= row.created_at + row.expires_in * 1000) {

@@ -149,7 +149,7 @@ export function createOAuthServices(
   const tokens = new OAuthTokenService(oauthStore, clock);
   const authorization = new AuthorizationService(applications, tokens, oauthStore, clock);
   const accounts = new AccountService(store, clock, throttle);
-  credentials.addResolver(tokens.resolver());
+  credentials.addResolver(tokens.resolver(() => store.dataVersion()));
   return {
     provider: new OAuthProvider(config, applications, authorization, tokens, accounts),
     applications,
