@@ -36,15 +36,16 @@ export async function eventConnection(
     };
   }
   const { activity } = ctx.services;
+  const { windows } = ctx;
   const asc = q.filter.sort === 'asc';
   const bounds = {
     ...(window.afterId !== undefined ? { afterId: window.afterId } : {}),
     ...(window.beforeId !== undefined ? { beforeId: window.beforeId } : {}),
   };
   const forward = window.direction === 'forward';
-  let rows = await activity.listWindow(q, { ...bounds, limit: window.size + 1, reverse: !forward });
-  const more = rows.length > window.size;
-  if (more) rows = forward ? rows.slice(0, window.size) : rows.slice(rows.length - window.size);
+  let views = await windows.list(q, { ...bounds, limit: window.size + 1, reverse: !forward });
+  const more = views.length > window.size;
+  if (more) views = forward ? views.slice(0, window.size) : views.slice(views.length - window.size);
 
   // Whether anything lies on the other side of a cursor: asked only if a client reads it.
   const existsAtOrBefore = (id: number) => async () =>
@@ -52,7 +53,6 @@ export async function eventConnection(
   const existsAtOrAfter = (id: number) => async () =>
     (await activity.listWindow(q, { afterId: asc ? id - 1 : id + 1, limit: 1 })).length > 0;
 
-  const views = await activity.hydrate(rows);
   const nodes = views.map((view) => ctx.present.event(view));
   const edges = nodes.map((node) => ({ cursor: encodeCursor(node.databaseId), node }));
   return {

@@ -4,6 +4,7 @@ import type { EndpointScopes } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
+import type { EventWindows } from '../services/event-windows.js';
 import { Loaders } from './loaders.js';
 import { Presenter } from './present.js';
 
@@ -12,6 +13,7 @@ export interface GraphQLContext {
   principal: Principal | null;
   viewer: Viewer | null;
   loaders: Loaders;
+  windows: EventWindows;
   present: Presenter;
   log: FastifyBaseLogger;
   /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
@@ -22,6 +24,7 @@ export function createContext(
   services: Services,
   principal: Principal | null,
   log: FastifyBaseLogger,
+  windows: EventWindows,
 ): GraphQLContext {
   const loaders = new Loaders(services.store);
   return {
@@ -29,6 +32,7 @@ export function createContext(
     principal,
     viewer: principal?.viewer ?? null,
     loaders,
+    windows,
     present: new Presenter(services.config.externalUrl),
     log,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.

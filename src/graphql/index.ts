@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { digest } from '../domain/secrets.js';
 import type { Services } from '../services/container.js';
+import { EventWindows } from '../services/event-windows.js';
 import { createContext } from './context.js';
 import { apolloEngine } from './engines/apollo.js';
 import { mercuriusEngine } from './engines/mercurius.js';
@@ -25,6 +26,11 @@ export function graphqlApi(services: Services) {
     const { config } = services;
     const schema = await graphqlSchema();
     const gate = new Gate(schema, services);
+    const windows = new EventWindows(
+      services.activity,
+      () => services.store.dataVersion(),
+      services.clock,
+    );
     const execute: Executor =
       config.graphqlEngine === 'apollo'
         ? await apolloEngine(app, schema)
@@ -81,7 +87,7 @@ export function graphqlApi(services: Services) {
               if (!(error instanceof RequestError)) throw error;
               return sendErrors(reply, error.status, requestErrorBody(error));
             }
-            const context = createContext(services, prepared.principal, request.log);
+            const context = createContext(services, prepared.principal, request.log, windows);
             return execute(request, reply, prepared, context);
           },
         });

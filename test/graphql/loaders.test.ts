@@ -141,7 +141,9 @@ for (const dialect of DIALECTS) {
       }
 
       it('costs a small constant number of statements for 10, 50 and 100 events', async () => {
-        await count(10); // warm the per-process listing cache alike for every size
+        // Warm the token and row caches with a size not measured below: each measured window is
+        // fresh, so its events are really listed and hydrated.
+        await count(7);
         const counts = [await count(10), await count(50), await count(100)];
         // DataLoader batches per tick, so how lookups fall into ticks can move one statement.
         assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `counts ${counts.join(', ')}`);
