@@ -4,9 +4,11 @@ import type { EndpointScopes } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
+import type { EventView } from '../services/activity.js';
 import type { EventWindows } from '../services/event-windows.js';
 import { Loaders } from './loaders.js';
 import { Presenter } from './present.js';
+import type { EventType } from './types/event.js';
 
 export interface GraphQLContext {
   services: Services;
@@ -25,6 +27,7 @@ export function createContext(
   principal: Principal | null,
   log: FastifyBaseLogger,
   windows: EventWindows,
+  eventModels?: WeakMap<EventView, EventType>,
 ): GraphQLContext {
   const loaders = new Loaders(services.store);
   return {
@@ -33,7 +36,7 @@ export function createContext(
     viewer: principal?.viewer ?? null,
     loaders,
     windows,
-    present: new Presenter(services.config.externalUrl),
+    present: new Presenter(services.config.externalUrl, eventModels),
     log,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.
     authorize: (scopes) => services.credentials.authorize(principal, scopes, true),

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { digest } from '../domain/secrets.js';
 import type { Services } from '../services/container.js';
+import type { EventView } from '../services/activity.js';
 import { EventWindows } from '../services/event-windows.js';
 import { createContext } from './context.js';
 import { apolloEngine } from './engines/apollo.js';
@@ -14,6 +15,7 @@ import { type ErrorBody, RequestError, requestErrorBody } from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
 import { Gate } from './gate.js';
 import { graphqlSchema } from './schema.js';
+import type { EventType } from './types/event.js';
 
 export const GRAPHQL_PATHS = ['/api/graphql', '/graphql'] as const;
 
@@ -26,6 +28,7 @@ export function graphqlApi(services: Services) {
     const { config } = services;
     const schema = await graphqlSchema();
     const gate = new Gate(schema, services);
+    const eventModels = new WeakMap<EventView, EventType>();
     const windows = new EventWindows(
       services.activity,
       () => services.store.dataVersion(),
@@ -87,7 +90,13 @@ export function graphqlApi(services: Services) {
               if (!(error instanceof RequestError)) throw error;
               return sendErrors(reply, error.status, requestErrorBody(error));
             }
-            const context = createContext(services, prepared.principal, request.log, windows);
+            const context = createContext(
+              services,
+              prepared.principal,
+              request.log,
+              windows,
+              eventModels,
+            );
             return execute(request, reply, prepared, context);
           },
         });

@@ -38,7 +38,10 @@ export class Presenter {
   private readonly users = new Map<number, UserType>();
   private readonly projects = new Map<number, ProjectType>();
 
-  constructor(private readonly externalUrl: string) {}
+  constructor(
+    private readonly externalUrl: string,
+    private readonly events: WeakMap<EventView, EventType> = new WeakMap(),
+  ) {}
 
   user(row: UserRow): UserType {
     let user = this.users.get(row.id);
@@ -82,14 +85,27 @@ export class Presenter {
     return project;
   }
 
+  /**
+   * Event models depend only on the view and the external URL, and hydrated views are cached
+   * per listing window: the models are cached alongside (per server, weakly).
+   */
   event(view: EventView): EventType {
+    let model = this.events.get(view);
+    if (!model) {
+      model = this.buildEvent(view);
+      this.events.set(view, model);
+    }
+    return model;
+  }
+
+  private buildEvent(view: EventView): EventType {
     return {
       __typename: 'Event',
       id: toGlobalId('Event', view.id),
       databaseId: view.id,
       action: view.action,
       actionName: view.actionName,
-      createdAt: view.createdAt,
+      createdAt: new Date(view.createdAt).toISOString(),
       projectId: view.projectId,
       authorId: view.authorId,
       targetType: view.targetType as EventType['targetType'],

@@ -51,7 +51,7 @@ export class EventType {
   actionName!: string;
 
   @Field(() => TimeScalar)
-  createdAt!: number;
+  createdAt!: string;
 
   @Field(() => Int)
   projectId!: number;

@@ -5,11 +5,13 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { parseDay } from '../../domain/filters.js';
 
-export const TimeScalar = new GraphQLScalarType<number, string>({
+export const TimeScalar = new GraphQLScalarType<number | string, string>({
   name: 'Time',
   description:
     'An instant in ISO 8601 format, UTC, millisecond precision (2026-01-02T10:00:00.123Z).',
   serialize(value) {
+    // Models precompute the text of instants they serve often (event times).
+    if (typeof value === 'string') return value;
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       throw new GraphQLError('Time cannot represent a non-numeric instant');
     }
