@@ -144,13 +144,13 @@ for (const dialect of DIALECTS) {
         // Warm the token and row caches with a size not measured below: each measured window is
         // fresh, so its events are really listed and hydrated.
         await count(7);
-        const counts = [await count(10), await count(50), await count(100)];
-        // DataLoader batches per tick, so how lookups fall into ticks can move one statement.
-        assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `counts ${counts.join(', ')}`);
-        assert.ok(
-          Math.max(...counts) <= 16,
-          `expected at most 16 statements, got ${counts.join(', ')}`,
-        );
+        const [ten, fifty, hundred] = [await count(10), await count(50), await count(100)];
+        const counts = `counts ${ten}, ${fifty}, ${hundred}`;
+        // More events never cost more statements (DataLoader ticks may move one either way).
+        assert.ok(fifty <= ten + 1 && hundred <= ten + 1, counts);
+        // PostgreSQL has no exact change signal, so token and project rows are not cached there.
+        const bound = dialect === 'sqlite' ? 16 : 24;
+        assert.ok(Math.max(ten, fifty, hundred) <= bound, `${counts}; expected at most ${bound}`);
       });
     });
   }
