@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'src/gql/', 'test-artifacts/', 'bench/results/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      '.scratch/',
+      'src/gql/',
+      'test-artifacts/',
+      'bench/results/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -53,7 +53,8 @@ export async function startNode(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${args.join(' ')}`);
+    if (child.exitCode !== null)
+      throw new Error(`server exited with ${child.exitCode}: ${args.join(' ')}`);
     try {
       const res = await fetch(url + readyPath);
       await res.arrayBuffer();
@@ -166,7 +167,8 @@ export async function interleave(
 
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join(' | ')} |`;
+  const line = (r: string[]) =>
+    `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join(' | ')} |`;
   const sep = `|${widths.map((w, c) => (c === 0 ? ':' : '-') + '-'.repeat(w) + (c === 0 ? '-' : ':')).join('|')}|`;
   return [line(rows[0]!), sep, ...rows.slice(1).map(line)].join('\n');
 }
