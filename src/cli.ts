@@ -14,6 +14,7 @@ const USAGE = `Usage: pulsegate <command> [options]
 
 Commands:
   serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
+        [--no-page-cache]   Turn off whole-page/result caches (env PULSEGATE_PAGE_CACHE=false)
   migrate                   Apply database migrations
 ${DATA_USAGE}
 Common options:
@@ -59,9 +60,12 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const { values } = parseArgs({
         args: rest,
-        options: { ...COMMON, demo: { type: 'boolean' } },
+        options: { ...COMMON, demo: { type: 'boolean' }, 'no-page-cache': { type: 'boolean' } },
       });
-      const config = loadConfig(configInput(values));
+      const config = loadConfig({
+        ...configInput(values),
+        ...(values['no-page-cache'] ? { pageCache: false } : {}),
+      });
       // Plain `serve` never seeds; `--demo` (npm start) loads demo data into an empty database.
       const store = values.demo ? await openStore(config.databaseUrl) : undefined;
       const banner = store ? await prepareDemo(store, systemClock, config) : '';

@@ -19,6 +19,11 @@ export interface Config {
   passwordGrantWithoutClient: boolean;
   /** Offer the OAuth password grant at all (a documented RFC 9700 deviation; on by default). */
   passwordGrant: boolean;
+  /**
+   * Whole-result caches (REST pages, GraphQL keyset windows and results), valid while SQLite's
+   * data_version is unchanged. Off measures the cold path; counts and row caches stay on.
+   */
+  pageCache: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -35,6 +40,7 @@ export interface ConfigInput {
   rateLimit?: string | number | undefined;
   passwordGrantWithoutClient?: string | boolean | undefined;
   passwordGrant?: string | boolean | undefined;
+  pageCache?: string | boolean | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -64,6 +70,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   const ropc =
     flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
   const passwordGrant = flags.passwordGrant ?? env.PULSEGATE_PASSWORD_GRANT ?? 'true';
+  const pageCache = flags.pageCache ?? env.PULSEGATE_PAGE_CACHE ?? 'true';
   return {
     host,
     port,
@@ -74,6 +81,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     rateLimit,
     passwordGrantWithoutClient: ropc === true || ropc === 'true' || ropc === '1',
     passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
+    pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
   };
 }
 

@@ -90,8 +90,9 @@ export class ActivityService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    options: { pageCache?: boolean } = {},
   ) {
-    this.cache = new ListingCache(() => store.dataVersion());
+    this.cache = new ListingCache(() => store.dataVersion(), options.pageCache ?? true);
   }
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */

@@ -23,7 +23,7 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     store,
     clock,
     credentials,
-    activity: new ActivityService(store, clock),
+    activity: new ActivityService(store, clock, { pageCache: config.pageCache }),
     oauth: createOAuthServices(config, store, clock, credentials),
   };
 }

@@ -22,8 +22,9 @@ export class EventWindows {
     private readonly activity: ActivityService,
     dataVersion: () => number | null,
     private readonly clock: Clock,
+    pageCache = true,
   ) {
-    this.cache = new ListingCache(dataVersion);
+    this.cache = new ListingCache(dataVersion, pageCache);
   }
 
   /** The window's events in sort order, hydrated (`limit` rows at most). */

@@ -27,7 +27,11 @@ export interface Entry<Page = unknown> {
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly dataVersion: () => number | null) {}
+  /** `pages` false keeps counts and checkpoints but never whole pages (config `pageCache`). */
+  constructor(
+    private readonly dataVersion: () => number | null,
+    private readonly pages = true,
+  ) {}
 
   /** The live entry for a listing key, creating a fresh one when stale or absent. */
   entry<Page>(key: string, now: number): Entry<Page> {
@@ -40,7 +44,7 @@ export class ListingCache {
       version,
       expires: now + TTL_MS,
       checkpoints: new Map(),
-      pages: version === null ? null : new Map(),
+      pages: version === null || !this.pages ? null : new Map(),
     };
     this.entries.set(key, fresh);
     return fresh;
