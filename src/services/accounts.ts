@@ -3,12 +3,11 @@
  * per account and per address, and the user's personal access tokens.
  */
 import { OAuthError } from '../domain/oauth.js';
-import { type Scope, SCOPES, isScope } from '../domain/scopes.js';
-import { ValidationError } from '../domain/errors.js';
-import { digest, randomSecret, verifyPassword } from '../domain/secrets.js';
+import { verifyPassword } from '../domain/secrets.js';
 import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import { issuePersonalToken } from './personal-tokens.js';
 import type { ThrottleKind, ThrottleService } from './throttle.js';
 
 export type PasswordCheck =
@@ -69,38 +68,11 @@ export class AccountService {
   }
 
   /** Returns the plaintext once; only its digest is stored. */
-  async createToken(
+  createToken(
     userId: number,
     input: { name: string; scopes: readonly string[]; expiresAt: string },
   ): Promise<{ token: string; row: PersonalAccessTokenRow }> {
-    const problems: string[] = [];
-    const name = input.name.trim();
-    if (name === '' || name.length > 255) problems.push('name must be 1 to 255 characters');
-    const scopes = input.scopes.filter(isScope);
-    if (scopes.length === 0 || scopes.length !== input.scopes.length) {
-      problems.push(`scopes must be chosen from ${SCOPES.join(', ')}`);
-    }
-    let expiresAt: string | null = null;
-    if (input.expiresAt.trim() !== '') {
-      expiresAt = input.expiresAt.trim();
-      const today = new Date(this.clock.now()).toISOString().slice(0, 10);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || Number.isNaN(Date.parse(expiresAt))) {
-        problems.push('expiry date must be YYYY-MM-DD');
-      } else if (expiresAt <= today) {
-        problems.push('expiry date must be in the future');
-      }
-    }
-    if (problems.length > 0) throw new ValidationError(problems);
-    const token = `glpat-${randomSecret(24)}`;
-    const row = await this.store.tokens.create({
-      userId,
-      name,
-      tokenDigest: digest(token),
-      scopes: scopes as Scope[],
-      expiresAt,
-      createdAt: this.clock.now(),
-    });
-    return { token, row };
+    return issuePersonalToken(this.store, this.clock, userId, input);
   }
 
   revokeToken(userId: number, id: number): Promise<boolean> {

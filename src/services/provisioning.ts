@@ -4,25 +4,19 @@
  * created here could have come from a file.
  */
 import { NotFoundError, ValidationError } from '../domain/errors.js';
-import { isCalendarDay, isEmail, isUsername } from '../domain/records.js';
-import { parseScopeList, type Scope } from '../domain/scopes.js';
-import { digest, hashPassword, randomSecret } from '../domain/secrets.js';
+import { isEmail, isUsername } from '../domain/records.js';
+import { hashPassword } from '../domain/secrets.js';
 import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { DEMO_USERNAME } from './demo-catalog.js';
+import { issuePersonalToken, utcDay } from './personal-tokens.js';
 
-export const PAT_PREFIX = 'glpat-';
 export const DEMO_TOKEN_NAME = 'npm start demo token';
 const DEMO_TOKEN_DAYS = 7;
 const DAY = 86_400_000;
 /** Short enough to type, long enough that guessing is hopeless. */
 const MIN_PASSWORD_LENGTH = 8;
-
-/** A new personal access token: `glpat-` and 160 random bits (base64url). */
-export function newPersonalAccessToken(): string {
-  return `${PAT_PREFIX}${randomSecret(20)}`;
-}
 
 export interface NewUser {
   username: string;
@@ -81,19 +75,7 @@ export class ProvisioningService {
   async createToken(input: NewToken): Promise<IssuedToken> {
     const user = await this.store.users.byUsername(input.username);
     if (!user) throw new NotFoundError('User');
-    const { scopes, unknown } = parseScopeList(input.scopes);
-    const problems: string[] = [];
-    if (unknown.length) problems.push(`scopes has unknown scope ${unknown.join(', ')}`);
-    else if (scopes.length === 0) problems.push('scopes must name at least one scope');
-    if (input.name.trim() === '') problems.push('name must not be empty');
-    if (input.expiresAt !== undefined) {
-      if (!isCalendarDay(input.expiresAt)) problems.push('expires_at must be a date YYYY-MM-DD');
-      else if (input.expiresAt <= today(this.clock.now())) {
-        problems.push('expires_at must be in the future');
-      }
-    }
-    if (problems.length) throw new ValidationError(problems);
-    return this.issue(user, input.name, scopes, input.expiresAt ?? null);
+    return { ...(await issuePersonalToken(this.store, this.clock, user.id, input)), user };
   }
 
   /**
@@ -103,29 +85,12 @@ export class ProvisioningService {
   async demoToken(): Promise<IssuedToken | null> {
     const user = await this.store.users.byUsername(DEMO_USERNAME);
     if (!user || user.state !== 'active') return null;
-    const expires = today(this.clock.now() + DEMO_TOKEN_DAYS * DAY);
-    return this.issue(user, DEMO_TOKEN_NAME, ['api'], expires);
-  }
-
-  private async issue(
-    user: UserRow,
-    name: string,
-    scopes: readonly Scope[],
-    expiresAt: string | null,
-  ): Promise<IssuedToken> {
-    const token = newPersonalAccessToken();
-    const row = await this.store.tokens.create({
-      userId: user.id,
-      name,
-      tokenDigest: digest(token),
-      scopes,
-      expiresAt,
-      createdAt: this.clock.now(),
+    const expires = utcDay(this.clock.now() + DEMO_TOKEN_DAYS * DAY);
+    const issued = await issuePersonalToken(this.store, this.clock, user.id, {
+      name: DEMO_TOKEN_NAME,
+      scopes: ['api'],
+      expiresAt: expires,
     });
-    return { token, row, user };
+    return { ...issued, user };
   }
-}
-
-function today(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }

@@ -1,0 +1,52 @@
+/** What makes a personal access token request valid, for the web page and the CLI alike. */
+import { parseScopeList, type Scope } from './scopes.js';
+
+export const PAT_PREFIX = 'glpat-';
+const CALENDAR_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export interface PersonalTokenRequest {
+  name: string;
+  /** Scope names as given (a list, or one space/comma-separated string). */
+  scopes: readonly string[] | string;
+  /** `YYYY-MM-DD`, or empty/undefined for a token that never expires. */
+  expiresAt?: string | null | undefined;
+}
+
+export interface ValidPersonalToken {
+  name: string;
+  scopes: Scope[];
+  expiresAt: string | null;
+}
+
+/**
+ * Returns the cleaned request or the list of problems. `today` is `YYYY-MM-DD` (UTC): a token must
+ * expire after today, since GitLab tokens die at midnight UTC at the start of their expiry date.
+ */
+export function validatePersonalToken(
+  request: PersonalTokenRequest,
+  today: string,
+): { ok: ValidPersonalToken } | { problems: string[] } {
+  const problems: string[] = [];
+  const name = request.name.trim();
+  if (name === '' || name.length > 255) problems.push('name must be 1 to 255 characters');
+  const { scopes, unknown } = parseScopeList(
+    typeof request.scopes === 'string' ? request.scopes : request.scopes.join(' '),
+  );
+  if (unknown.length > 0) problems.push(`scopes has unknown scope ${unknown.join(', ')}`);
+  else if (scopes.length === 0) problems.push('scopes must name at least one scope');
+  const expiry = (request.expiresAt ?? '').trim();
+  if (expiry !== '') {
+    const parsed = Date.parse(`${expiry}T00:00:00Z`);
+    if (
+      !CALENDAR_DAY.test(expiry) ||
+      Number.isNaN(parsed) ||
+      new Date(parsed).toISOString().slice(0, 10) !== expiry
+    ) {
+      problems.push('expires_at must be a date YYYY-MM-DD');
+    } else if (expiry <= today) {
+      problems.push('expires_at must be in the future');
+    }
+  }
+  if (problems.length > 0) return { problems };
+  return { ok: { name, scopes, expiresAt: expiry === '' ? null : expiry } };
+}
