@@ -69,7 +69,7 @@ export function layout(title: string, body: Html, nav: Nav | null = null): Html 
       </head>
       <body>
         <header class="top">
-          <span class="brand">pulsegate</span>
+          <a class="brand" href="/">pulsegate</a>
           ${
             nav
               ? html`<nav>

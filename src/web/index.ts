@@ -9,6 +9,7 @@ import type { Services } from '../services/container.js';
 import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
 import { formGuard } from './guard.js';
+import { homeRoutes } from './home.js';
 import { errorPage, sendHtml } from './html.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
@@ -40,6 +41,7 @@ export function webPages(services: Services) {
         .send(STYLESHEET),
     );
     app.get('/profile', async (_request, reply) => reply.redirect('/profile/applications', 303));
+    homeRoutes(app, services);
     signInRoutes(app, services);
     authorizeRoutes(app, services);
     applicationRoutes(app, services);

@@ -1,0 +1,88 @@
+/**
+ * `/`: the front door. Signed out, it says what pulsegate is and where to go; signed in, it shows
+ * the user's latest activity through the same activity service the APIs use.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { EventView } from '../services/activity.js';
+import type { Services } from '../services/container.js';
+import { pageContext } from './guard.js';
+import { html, layout, sendHtml } from './html.js';
+import { currentSession, signedInUser } from './session.js';
+
+const FEED_SIZE = 20;
+
+function eventLine(event: EventView) {
+  const when = new Date(event.createdAt).toISOString().replace('T', ' ').slice(0, 16);
+  const target = event.targetTitle
+    ? html` ${event.targetType ?? ''} <q>${event.targetTitle}</q>`
+    : event.push
+      ? html` ${event.push.refType} <code>${event.push.ref}</code>`
+      : '';
+  return html`<li>
+    <time datetime="${new Date(event.createdAt).toISOString()}">${when} UTC</time>
+    <span
+      >${event.author?.username ?? 'someone'} ${event.actionName}${target} in
+      <strong>${event.project.full_path}</strong></span
+    >
+  </li>`;
+}
+
+const ABOUT = html`<section class="card">
+  <h1>pulsegate</h1>
+  <p>
+    A self-hosted activity API for software projects: who did what to which issue, merge request,
+    note, milestone, project, snippet or user. It speaks GitLab's REST v4 events API, a GraphQL API,
+    and OAuth 2.0.
+  </p>
+  <ul>
+    <li><a href="/graphiql">GraphiQL</a>: explore the GraphQL API at <code>/api/graphql</code></li>
+    <li>
+      REST: <code>/api/v4/events</code>, <code>/api/v4/users/:id/events</code>,
+      <code>/api/v4/projects/:id/events</code>
+    </li>
+    <li>
+      OAuth 2.0: <code>/oauth/authorize</code>, <code>/oauth/token</code>, metadata at
+      <a href="/.well-known/oauth-authorization-server">/.well-known/oauth-authorization-server</a>
+    </li>
+  </ul>
+</section>`;
+
+export function homeRoutes(app: FastifyInstance, services: Services): void {
+  app.get('/', async (request, reply) => {
+    const session = await currentSession(services, request);
+    const user = await signedInUser(services, session);
+    if (!session || !user) {
+      return sendHtml(
+        reply,
+        200,
+        layout(
+          'Home',
+          html`${ABOUT}
+            <p class="center"><a class="button" href="/users/sign_in">Sign in</a></p>`,
+        ),
+      );
+    }
+    const ctx = pageContext(services, session, user);
+    const viewer = { userId: user.id, admin: user.admin === 1 };
+    const feed = await services.activity.listPage({ kind: 'viewer' }, { sort: 'desc' }, viewer, {
+      page: 1,
+      perPage: FEED_SIZE,
+    });
+    const body = html`<section class="card">
+        <h1>Your activity</h1>
+        ${
+          feed.events.length === 0
+            ? html`<p class="muted">Nothing yet.</p>`
+            : html`<ol class="feed">
+                ${feed.events.map(eventLine)}
+              </ol>`
+        }
+        <p class="muted">
+          The same list as <code>GET /api/v4/events</code>; create a token under
+          <a href="/profile/personal_access_tokens">Access tokens</a> to call the API.
+        </p>
+      </section>
+      ${ABOUT}`;
+    return sendHtml(reply, 200, layout('Home', body, ctx.nav));
+  });
+}

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Browser, type OAuthWorld, PASSWORD, csrfOf, startOAuthServer } from '../oauth/support.js';
+
+describe('home page', () => {
+  let world: OAuthWorld;
+  before(async () => {
+    world = await startOAuthServer();
+  });
+  after(() => world.close());
+
+  it('signed out: says what pulsegate is and links to sign-in and GraphiQL, as a protected page', async () => {
+    const browser = new Browser(world.server.url);
+    const page = await browser.fetch('/');
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(page.headers.get('x-frame-options'), 'DENY');
+    assert.match(page.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
+    assert.match(page.text, /<a class="button" href="\/users\/sign_in">Sign in<\/a>/);
+    assert.match(page.text, /<a href="\/graphiql">GraphiQL<\/a>/);
+    assert.doesNotMatch(page.text, /Your activity/);
+  });
+
+  it("signed in: shows the user's own events, as GET /api/v4/events lists them", async () => {
+    const browser = new Browser(world.server.url);
+    const form = await browser.fetch('/users/sign_in');
+    const signIn = await browser.fetch('/users/sign_in', {
+      form: { authenticity_token: csrfOf(form.text), login: 'alice', password: PASSWORD },
+    });
+    assert.equal(signIn.status, 303);
+    const page = await browser.fetch('/');
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<h1>Your activity<\/h1>/);
+    // Markup whitespace is not content: compare with it folded away.
+    const text = page.text.replace(/\s*([<>])\s*/g, '$1').replace(/\s+/g, ' ');
+    assert.match(
+      text,
+      /<li><time datetime="2026-01-02T10:00:00.000Z">2026-01-02 10:00 UTC<\/time><span>alice opened Issue<q>First bug<\/q>in<strong>alice\/app<\/strong><\/span><\/li>/,
+    );
+    assert.match(page.text, /Sign out alice/);
+  });
+});
