@@ -32,8 +32,12 @@ export interface Prepared {
   source: string;
   document: DocumentNode;
   operationName: string | undefined;
+  /** The kind of the operation that runs (the result cache keeps queries only). */
+  operation: OperationDefinitionNode['operation'];
   variables: Record<string, unknown> | undefined;
   principal: Principal | null;
+  /** The request's Accept header: Apollo picks the response content type from it. */
+  accept: string | undefined;
 }
 
 interface CacheEntry {
@@ -125,7 +129,16 @@ export class Gate {
         `Query has complexity of ${complexity}, which exceeds max complexity of ${maxComplexity}`,
       );
     }
-    return { source, document, operationName, variables, principal };
+    const accept = request.headers.accept;
+    return {
+      source,
+      document,
+      operationName,
+      operation: operation.operation,
+      variables,
+      principal,
+      accept: typeof accept === 'string' ? accept : undefined,
+    };
   }
 
   private complexity(

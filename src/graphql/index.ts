@@ -14,6 +14,7 @@ import { type Executor, JSON_UTF8 } from './engines/types.js';
 import { type ErrorBody, RequestError, requestErrorBody } from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
 import { Gate } from './gate.js';
+import { ResultCache } from './result-cache.js';
 import { graphqlSchema } from './schema.js';
 import type { EventType } from './types/event.js';
 
@@ -33,7 +34,9 @@ export function graphqlApi(services: Services) {
       services.activity,
       () => services.store.dataVersion(),
       services.clock,
+      config.pageCache,
     );
+    const results = new ResultCache(() => services.store.dataVersion(), config.pageCache);
     const execute: Executor =
       config.graphqlEngine === 'apollo'
         ? await apolloEngine(app, schema)
@@ -97,7 +100,16 @@ export function graphqlApi(services: Services) {
               windows,
               eventModels,
             );
-            return execute(request, reply, prepared, context);
+            const ticket = results.admit(prepared);
+            const hit = ticket && results.get(ticket);
+            if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
+            const outcome = await execute(request, prepared, context);
+            reply.code(outcome.status).header('content-type', outcome.contentType);
+            if (!ticket || outcome.failed || outcome.status !== 200)
+              return reply.send(outcome.body);
+            const cached = { contentType: outcome.contentType, body: Buffer.from(outcome.body) };
+            results.set(ticket, cached);
+            return reply.send(cached.body);
           },
         });
       }

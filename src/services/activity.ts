@@ -133,32 +133,46 @@ export class ActivityService {
     filter: EventFilter,
     viewer: Viewer | null,
   ): Promise<EventQuery | null> {
-    let storeSource: EventSource;
-    if (source.kind === 'viewer') {
-      if (!viewer) throw new Error('viewer source needs an authenticated viewer');
-      storeSource =
-        source.scope === 'all'
-          ? { kind: 'memberships', userId: viewer.userId }
-          : { kind: 'author', userId: viewer.userId };
-    } else if (source.kind === 'user') {
-      const user = await this.findUser(source.idOrUsername);
-      const profile = {
-        id: user.id,
-        state: user.state,
-        privateProfile: user.private_profile === 1,
-      };
-      if (!canReadUserProfile(profile, viewer)) return null;
-      storeSource = { kind: 'author', userId: user.id };
-    } else {
-      const { project, accessLevel } = await this.findProject(source.idOrPath, viewer);
-      storeSource = {
+    if (source.kind === 'user') {
+      return this.userQuery(await this.findUser(source.idOrUsername), filter, viewer);
+    }
+    if (source.kind === 'project') {
+      return this.projectQuery(await this.findProject(source.idOrPath, viewer), filter, viewer);
+    }
+    if (!viewer) throw new Error('viewer source needs an authenticated viewer');
+    const storeSource: EventSource =
+      source.scope === 'all'
+        ? { kind: 'memberships', userId: viewer.userId }
+        : { kind: 'author', userId: viewer.userId };
+    return { source: storeSource, filter, viewer };
+  }
+
+  /**
+   * A user's events when the caller already holds the user row (GraphQL's `user { events }`):
+   * the same rule as `query`, without looking the user up again.
+   */
+  userQuery(user: UserRow, filter: EventFilter, viewer: Viewer | null): EventQuery | null {
+    const profile = { id: user.id, state: user.state, privateProfile: user.private_profile === 1 };
+    if (!canReadUserProfile(profile, viewer)) return null;
+    return { source: { kind: 'author', userId: user.id }, filter, viewer };
+  }
+
+  /**
+   * A project's events when the caller already resolved the project for this viewer with
+   * `findProject` (GraphQL's `project { events }`): no second lookup.
+   */
+  projectQuery(resolved: ResolvedProject, filter: EventFilter, viewer: Viewer | null): EventQuery {
+    const { project, accessLevel } = resolved;
+    return {
+      source: {
         kind: 'project',
         projectId: project.id,
         visibility: project.visibility,
         accessLevel,
-      };
-    }
-    return { source: storeSource, filter, viewer };
+      },
+      filter,
+      viewer,
+    };
   }
 
   /** Offset pagination as REST serves it. */

@@ -1,21 +1,23 @@
 /**
- * Apollo Server 5 through @as-integrations/fastify, selected with `--graphql-engine apollo`. Its
+ * Apollo Server 5 on the same Fastify routes, selected with `--graphql-engine apollo`. Its
  * defaults that differ from Mercurius are turned off so both engines answer alike: no APQ, no CSRF
  * preflight requirement (GraphQL authenticates by token only, never by cookie), no landing page
- * (GraphiQL is served locally), no cache-control plugin, no stack traces.
+ * (GraphiQL is served locally), no cache-control plugin, no stack traces. The request goes to
+ * `executeHTTPGraphQLRequest` (what @as-integrations/fastify calls too) so that the face writes the
+ * response and the shared result cache sees it.
  */
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../context.js';
 import { formatExecutionError } from '../errors.js';
-import type { Executor } from './types.js';
+import { type Executor, JSON_UTF8 } from './types.js';
 
 export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema): Promise<Executor> {
-  const contexts = new WeakMap<FastifyRequest, GraphQLContext>();
+  // Contexts whose response carries errors (noted by the plugin below, read after execution).
+  const failed = new WeakSet<GraphQLContext>();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
@@ -34,19 +36,54 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
         app.log.error({ err }, 'GraphQL resolver failed'),
       );
     },
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      {
+        requestDidStart: async () => ({
+          willSendResponse: async ({ response, contextValue }) => {
+            if (response.body.kind !== 'single' || response.body.singleResult.errors?.length)
+              failed.add(contextValue);
+          },
+        }),
+      },
+    ],
   });
   await apollo.start();
   // Fastify drains connections itself on close (Apollo's drain plugin would close it again).
   app.addHook('onClose', async () => {
     await apollo.stop();
   });
-  const handler = fastifyApolloHandler(apollo, {
-    context: async (request) => contexts.get(request)!,
-  });
-  return async (request, reply, _prepared, context) => {
-    contexts.set(request, context);
-    // The integration types its own route generic; the request is the same object.
-    return handler.call(app, request as never, reply as never);
+  return async (request, _prepared, context) => {
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: {
+        body: request.body,
+        method: request.method.toUpperCase(),
+        headers: headerMap(request),
+        search: searchOf(request.url),
+      },
+      context: async () => context,
+    });
+    // Incremental delivery (@defer/@stream) is not enabled, so every body is complete.
+    if (response.body.kind !== 'complete') throw new Error('Apollo answered with a stream');
+    return {
+      status: response.status ?? 200,
+      contentType: response.headers.get('content-type') ?? JSON_UTF8,
+      body: response.body.string,
+      failed: failed.has(context) || (response.status ?? 200) !== 200,
+    };
   };
+}
+
+function headerMap(request: FastifyRequest): HeaderMap {
+  const map = new HeaderMap();
+  for (const [key, value] of Object.entries(request.headers)) {
+    if (value) map.set(key, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return map;
+}
+
+function searchOf(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at);
 }

@@ -22,7 +22,7 @@ export async function mercuriusEngine(
     // Errors are formatted below with the mapping Apollo uses too.
     errorFormatter: (execution) => ({ statusCode: 200, response: execution }),
   });
-  return async (_request, reply, prepared, context) => {
+  return async (_request, prepared, context) => {
     const result = await app.graphql(
       prepared.source,
       context as GraphQLContext & Record<string, unknown>,
@@ -33,7 +33,8 @@ export async function mercuriusEngine(
     const errors = (result.errors as readonly GraphQLError[] | undefined)?.map((error) =>
       formatExecutionError(error, log),
     );
-    const body = errors?.length ? { errors, data: result.data ?? null } : { data: result.data };
-    return reply.code(200).header('content-type', JSON_UTF8).send(JSON.stringify(body));
+    const failed = errors !== undefined && errors.length > 0;
+    const body = failed ? { errors, data: result.data ?? null } : { data: result.data };
+    return { status: 200, contentType: JSON_UTF8, body: JSON.stringify(body), failed };
   };
 }

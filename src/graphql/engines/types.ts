@@ -1,13 +1,21 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { GraphQLContext } from '../context.js';
 import type { Prepared } from '../gate.js';
 
-/** Runs an operation the gate has accepted and writes the response. */
+/** A finished response, written by the face (index.ts), where the result cache also sees it. */
+export interface Outcome {
+  status: number;
+  contentType: string;
+  body: string;
+  /** The body carries `errors`: such a response is never cached. */
+  failed: boolean;
+}
+
+/** Runs an operation the gate has accepted. */
 export type Executor = (
   request: FastifyRequest,
-  reply: FastifyReply,
   prepared: Prepared,
   context: GraphQLContext,
-) => Promise<unknown>;
+) => Promise<Outcome>;
 
 export const JSON_UTF8 = 'application/json; charset=utf-8';

@@ -17,11 +17,13 @@ export class ProjectResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     ctx.authorize(ENDPOINT_SCOPES.project);
-    const q = await ctx.services.activity.query(
-      { kind: 'project', idOrPath: String(project.databaseId) },
-      toEventFilter(args.filter),
-      ctx.viewer,
-    );
-    return eventConnection(ctx, q, args);
+    const { activity } = ctx.services;
+    const filter = toEventFilter(args.filter);
+    // Reached through `project(...)`/`node(...)` the project is resolved already; through an
+    // event's `project` it is not, and visibility is checked here.
+    const resolved =
+      ctx.resolved.projects.get(project.databaseId) ??
+      (await activity.findProject(String(project.databaseId), ctx.viewer));
+    return eventConnection(ctx, activity.projectQuery(resolved, filter, ctx.viewer), args);
   }
 }

@@ -20,7 +20,9 @@ export class QueryResolver {
   })
   currentUser(@Ctx() ctx: GraphQLContext): UserType | null {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    return ctx.principal ? ctx.present.user(ctx.principal.user) : null;
+    if (!ctx.principal) return null;
+    ctx.resolved.users.set(ctx.principal.user.id, ctx.principal.user);
+    return ctx.present.user(ctx.principal.user);
   }
 
   @Query(() => EventConnectionType, {
@@ -43,7 +45,9 @@ export class QueryResolver {
   })
   async user(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    return ctx.present.user(await ctx.services.activity.findUser(id));
+    const user = await ctx.services.activity.findUser(id);
+    ctx.resolved.users.set(user.id, user);
+    return ctx.present.user(user);
   }
 
   @Query(() => ProjectType, {
@@ -52,8 +56,9 @@ export class QueryResolver {
   })
   async project(@Arg('idOrPath', () => ID) idOrPath: string, @Ctx() ctx: GraphQLContext) {
     ctx.authorize(ENDPOINT_SCOPES.project);
-    const { project } = await ctx.services.activity.findProject(idOrPath, ctx.viewer);
-    return ctx.present.project(project);
+    const resolved = await ctx.services.activity.findProject(idOrPath, ctx.viewer);
+    ctx.resolved.projects.set(resolved.project.id, resolved);
+    return ctx.present.project(resolved.project);
   }
 
   @Query(() => NodeInterface, {
@@ -86,8 +91,9 @@ async function resolveNode(ctx: GraphQLContext, value: string) {
     case 'Project': {
       ctx.authorize(ENDPOINT_SCOPES.project);
       try {
-        const { project } = await activity.findProject(String(gid.id), ctx.viewer);
-        return ctx.present.project(project);
+        const resolved = await activity.findProject(String(gid.id), ctx.viewer);
+        ctx.resolved.projects.set(resolved.project.id, resolved);
+        return ctx.present.project(resolved.project);
       } catch (error) {
         if (error instanceof NotFoundError) return null;
         throw error;

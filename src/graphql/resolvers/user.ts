@@ -18,11 +18,10 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    const q = await ctx.services.activity.query(
-      { kind: 'user', idOrUsername: String(user.databaseId) },
-      toEventFilter(args.filter),
-      ctx.viewer,
-    );
-    return eventConnection(ctx, q, args);
+    const { activity } = ctx.services;
+    const filter = toEventFilter(args.filter);
+    const row =
+      ctx.resolved.users.get(user.databaseId) ?? (await activity.findUser(String(user.databaseId)));
+    return eventConnection(ctx, activity.userQuery(row, filter, ctx.viewer), args);
   }
 }
