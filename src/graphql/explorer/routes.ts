@@ -1,37 +1,94 @@
 /**
- * `/graphiql`: a self-hosted GraphQL explorer (editor, variables, headers, results, schema docs).
- * Every asset is served from this process, never from a CDN: the stock GraphiQL bundles of
- * Mercurius and Apollo load from unpkg, which air-gapped installations cannot reach.
+ * `/graphiql`: the real GraphiQL 3.8.3, served entirely by this process (see assets.ts). The page
+ * holds no inline script, so the policy keeps `script-src 'self'`.
  */
-import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ASSET_PREFIX,
+  type Asset,
+  type ExplorerAssets,
+  acceptsGzip,
+  explorerAssets,
+  gzipped,
+} from './assets.js';
 
-const asset = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+/** GraphiQL fills the window. */
+const PAGE_STYLE = 'html,body,#graphiql{height:100%;margin:0}';
 
-const ASSETS = {
-  html: asset('index.html'),
-  js: asset('explorer.js'),
-  css: asset('explorer.css'),
-};
+/**
+ * No inline script and no off-site load. Styles need 'unsafe-inline' for <style> elements:
+ * GraphiQL's dialogs (Radix's scroll lock) inject rules computed at run time, which no hash can
+ * name. Inline style *attributes* stay forbidden: React and CodeMirror set styles through the
+ * CSSOM, which CSP does not govern, so nothing legitimate needs them.
+ */
+const POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "style-src-attr 'none'",
+  // GraphiQL's fonts and icons are data: URIs inside its stylesheet.
+  "font-src 'self' data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+function page(assets: ExplorerAssets): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="robots" content="noindex" />
+    <title>GraphiQL · pulsegate</title>
+    <link rel="icon" href="data:," />
+    <link rel="stylesheet" href="${assets.graphiqlCss.url}" />
+    <style>${PAGE_STYLE}</style>
+  </head>
+  <body>
+    <div id="graphiql" data-endpoint="/api/graphql">Loading GraphiQL…</div>
+    <noscript>GraphiQL needs JavaScript.</noscript>
+    <script src="${assets.react.url}"></script>
+    <script src="${assets.reactDom.url}"></script>
+    <script src="${assets.graphiql.url}"></script>
+    <script src="${assets.init.url}"></script>
+  </body>
+</html>
+`;
+}
 
-function send(reply: FastifyReply, type: string, body: string) {
-  return reply
-    .header('content-type', type)
-    .header('content-security-policy', CSP)
+async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
+  reply
+    .header('content-type', asset.contentType)
+    .header('cache-control', 'public, max-age=31536000, immutable')
     .header('x-content-type-options', 'nosniff')
-    .header('cache-control', 'no-cache')
-    .send(body);
+    .header('vary', 'accept-encoding');
+  if (acceptsGzip(request.headers['accept-encoding'])) {
+    return reply.header('content-encoding', 'gzip').send(await gzipped(asset));
+  }
+  return reply.send(asset.body);
 }
 
 export function explorerRoutes(app: FastifyInstance): void {
-  app.get('/graphiql', (_request, reply) => send(reply, 'text/html; charset=utf-8', ASSETS.html));
-  app.get('/graphiql/explorer.js', (_request, reply) =>
-    send(reply, 'text/javascript; charset=utf-8', ASSETS.js),
+  const assets = explorerAssets();
+  const html = page(assets);
+
+  app.get('/graphiql', (_request, reply) =>
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', POLICY)
+      .header('x-content-type-options', 'nosniff')
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      // The page names the assets by digest: revalidate it so an upgrade is seen at once.
+      .header('cache-control', 'no-cache')
+      .send(html),
   );
-  app.get('/graphiql/explorer.css', (_request, reply) =>
-    send(reply, 'text/css; charset=utf-8', ASSETS.css),
-  );
+  app.get(`${ASSET_PREFIX}:file`, (request, reply) => {
+    const asset = assets.byUrl.get(`${ASSET_PREFIX}${(request.params as { file: string }).file}`);
+    if (!asset) return reply.callNotFound();
+    return sendAsset(request, reply, asset);
+  });
 }
