@@ -2,7 +2,9 @@
  * GraphQL events benchmark (issue 4). In one interleaved run: a bare Fastify baseline returning the
  * REST page-1 bytes, REST page 1, and the GraphQL query returning exactly the data of that REST page
  * (20 events with nested author, note and push data) on Mercurius (JIT) and on Apollo; plus a deep
- * GraphQL page (`after` a cursor 8,000 events in) against the first page on Mercurius.
+ * GraphQL page (`after` a cursor 8,000 events in) against the first page on Mercurius. Every row is
+ * measured twice: warm (page and result caches on, the default) and cold (a second server started
+ * with `--no-page-cache`, so every request lists, hydrates and executes), in the same run.
  *
  *   node --import tsx bench/graphql.ts [--events N] [--rounds R] [--seconds S] [--connections C]
  */
@@ -186,7 +188,7 @@ async function main() {
   console.log(`seeded ${events.toLocaleString('en')} events in project ${projectId}`);
 
   const port = 3900 + Math.floor(Math.random() * 100);
-  const serve = (p: number, engine: string) =>
+  const serve = (p: number, engine: string, cache = true) =>
     startNode(
       [
         'bin/pulsegate.js',
@@ -201,12 +203,15 @@ async function main() {
         '0',
         '--graphql-engine',
         engine,
+        ...(cache ? [] : ['--no-page-cache']),
       ],
       p,
       '/-/health',
     );
   const mercurius = await serve(port, 'mercurius');
   const apollo = await serve(port + 1, 'apollo');
+  const mercuriusCold = await serve(port + 3, 'mercurius', false);
+  const apolloCold = await serve(port + 4, 'apollo', false);
   const headers = { 'private-token': token };
   const json = { ...headers, 'content-type': 'application/json' };
 
@@ -229,7 +234,7 @@ async function main() {
   const deepCursor = encodeCursor(deepRest.at(-1)!.id);
 
   // Sanity: the GraphQL page returns the REST page's events, in order.
-  for (const server of [mercurius, apollo]) {
+  for (const server of [mercurius, apollo, mercuriusCold, apolloCold]) {
     const res = await fetch(`${server.url}/api/graphql`, {
       method: 'POST',
       headers: json,
@@ -243,30 +248,24 @@ async function main() {
       throw new Error(`GraphQL page differs from REST: ${ids}`);
   }
 
+  const gqlLoad = (name: string, url: string, after?: string) => ({
+    name,
+    url: `${url}/api/graphql`,
+    method: 'POST' as const,
+    headers: json,
+    body: pageQuery(projectId, after),
+  });
+  const coldRest = `${mercuriusCold.url}/api/v4/projects/${projectId}/events`;
   const loads = [
     { name: 'baseline (bare Fastify, REST bytes)', url: `${baseline.url}/baseline` },
     { name: 'REST GET /projects/:id/events', url: restUrl, headers },
-    {
-      name: 'GraphQL Mercurius (JIT) page 1',
-      url: `${mercurius.url}/api/graphql`,
-      method: 'POST' as const,
-      headers: json,
-      body: pageQuery(projectId),
-    },
-    {
-      name: 'GraphQL Apollo 5 page 1',
-      url: `${apollo.url}/api/graphql`,
-      method: 'POST' as const,
-      headers: json,
-      body: pageQuery(projectId),
-    },
-    {
-      name: 'GraphQL Mercurius, after 8,000',
-      url: `${mercurius.url}/api/graphql`,
-      method: 'POST' as const,
-      headers: json,
-      body: pageQuery(projectId, deepCursor),
-    },
+    gqlLoad('GraphQL Mercurius (JIT) page 1', mercurius.url),
+    gqlLoad('GraphQL Apollo 5 page 1', apollo.url),
+    gqlLoad('GraphQL Mercurius, after 8,000', mercurius.url, deepCursor),
+    { name: 'REST, no page cache', url: coldRest, headers },
+    gqlLoad('GraphQL Mercurius, no page cache', mercuriusCold.url),
+    gqlLoad('GraphQL Apollo 5, no page cache', apolloCold.url),
+    gqlLoad('GraphQL Mercurius after 8,000, no cache', mercuriusCold.url, deepCursor),
   ];
   const results = await interleave(
     loads,
@@ -278,16 +277,30 @@ async function main() {
     },
     (load, s) => console.log(`  ${load.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms`),
   );
-  await Promise.all([mercurius.stop(), apollo.stop(), baseline.stop()]);
+  await Promise.all([
+    mercurius.stop(),
+    apollo.stop(),
+    mercuriusCold.stop(),
+    apolloCold.stop(),
+    baseline.stop(),
+  ]);
 
   const get = (i: number) => results.get(loads[i]!.name)!;
-  const [base, rest, merc, apol, deep] = [0, 1, 2, 3, 4].map(get) as [
+  const [base, rest, merc, apol, deep, restCold, mercCold, apolCold, deepCold] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8,
+  ].map(get) as Sample[] as [
+    Sample,
+    Sample,
+    Sample,
+    Sample,
     Sample,
     Sample,
     Sample,
     Sample,
     Sample,
   ];
+  // Cold rows compare with cold REST: both then do the same listing work per request.
+  const versus = (name: string) => (name.includes('no ') ? restCold : rest);
   console.log(
     `\nGraphQL events benchmark — ${events.toLocaleString('en')} events, SQLite, ${values.connections} connections, ` +
       `${values.rounds} interleaved rounds × ${values.seconds} s (medians)` +
@@ -296,7 +309,7 @@ async function main() {
   );
   console.log(
     table([
-      ['route', 'req/s', 'p50 ms', 'p99 ms', '× baseline', '× REST', 'errors'],
+      ['route', 'req/s', 'p50 ms', 'p99 ms', '× baseline', '× REST (same cache)', 'errors'],
       ...loads.map((l) => {
         const s = results.get(l.name)!;
         return [
@@ -305,16 +318,19 @@ async function main() {
           String(s.p50),
           String(s.p99),
           (s.rps / base.rps).toFixed(2) + '×',
-          (s.rps / rest.rps).toFixed(2) + '×',
+          (s.rps / versus(l.name).rps).toFixed(2) + '×',
           String(s.errors + s.non2xx),
         ];
       }),
     ]),
   );
-  console.log(`\nMercurius ÷ REST: ${(merc.rps / rest.rps).toFixed(2)}× (goal ≥ 0.7×)`);
-  console.log(`Apollo ÷ REST: ${(apol.rps / rest.rps).toFixed(2)}×`);
+  const ratio = (a: Sample, b: Sample) => (a.rps / b.rps).toFixed(2) + '×';
+  console.log(`\nwarm (caches on): Mercurius ÷ REST ${ratio(merc, rest)} (goal ≥ 0.7×)`);
+  console.log(`cold (--no-page-cache): Mercurius ÷ REST ${ratio(mercCold, restCold)}`);
+  console.log(`Apollo ÷ REST: warm ${ratio(apol, rest)}, cold ${ratio(apolCold, restCold)}`);
   console.log(
-    `deep page mean latency ÷ first page: ${(merc.rps / deep.rps).toFixed(2)}× (goal ≤ 1.2×)`,
+    `deep page mean latency ÷ first page: warm ${ratio(merc, deep)}, ` +
+      `cold ${ratio(mercCold, deepCold)} (goal ≤ 1.2×)`,
   );
 
   mkdirSync('bench/results', { recursive: true });

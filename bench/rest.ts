@@ -1,8 +1,9 @@
 /**
  * REST events benchmark (issue 2): seeds N events (default 1,000,000) with `pulsegate seed`, then
  * measures, interleaved in one run, a project's events page 1, the same at page 400, the viewer's
- * `/api/v4/events`, and a baseline Fastify route returning page 1's exact bytes. Prints req/s, p99,
- * ratios to the baseline, seed time and the server's peak RSS.
+ * `/api/v4/events`, and a baseline Fastify route returning page 1's exact bytes; then the same three
+ * routes on a second server started with `--no-page-cache` (every request lists and hydrates).
+ * Prints req/s, p99, ratios to the baseline, seed time and the server's peak RSS.
  *
  *   npm run bench -- [--events N] [--rounds R] [--seconds S] [--connections C] [--db sqlite:path]
  */
@@ -101,22 +102,26 @@ async function main() {
   );
 
   const port = 3700 + Math.floor(Math.random() * 200);
-  const server = await startNode(
-    [
-      ...cli,
-      'serve',
-      '--port',
-      String(port),
-      '--database-url',
-      databaseUrl,
-      '--log-level',
-      'silent',
-      '--rate-limit',
-      '0',
-    ],
-    port,
-    '/-/health',
-  );
+  const serve = (p: number, extra: string[] = []) =>
+    startNode(
+      [
+        ...cli,
+        'serve',
+        '--port',
+        String(p),
+        '--database-url',
+        databaseUrl,
+        '--log-level',
+        'silent',
+        '--rate-limit',
+        '0',
+        ...extra,
+      ],
+      p,
+      '/-/health',
+    );
+  const server = await serve(port);
+  const cold = await serve(port + 2, ['--no-page-cache']);
   let baseline: Awaited<ReturnType<typeof startNode>> | undefined;
   try {
     const headers = { 'private-token': token };
@@ -138,6 +143,17 @@ async function main() {
       { name: 'GET /projects/:id/events (page 1)', url: page1Url, headers },
       { name: 'GET /projects/:id/events?page=400', url: `${page1Url}?page=400`, headers },
       { name: 'GET /events (viewer)', url: `${server.url}/api/v4/events`, headers },
+      {
+        name: 'page 1, no page cache',
+        url: `${cold.url}/api/v4/projects/${project.project_id}/events`,
+        headers,
+      },
+      {
+        name: 'page 400, no page cache',
+        url: `${cold.url}/api/v4/projects/${project.project_id}/events?page=400`,
+        headers,
+      },
+      { name: '/events (viewer), no page cache', url: `${cold.url}/api/v4/events`, headers },
     ];
     let peakRss = 0;
     const sampler = setInterval(() => {
@@ -158,6 +174,8 @@ async function main() {
     const base = results.get(loads[0]!.name)!;
     const p1 = results.get(loads[1]!.name)!;
     const p400 = results.get(loads[2]!.name)!;
+    const p1Cold = results.get(loads[4]!.name)!;
+    const p400Cold = results.get(loads[5]!.name)!;
     const row = (name: string, s: Sample) => [
       name,
       Math.round(s.rps).toLocaleString('en'),
@@ -182,6 +200,10 @@ async function main() {
     const latencyRatio = p1.rps / p400.rps;
     console.log(`\npage 400 mean latency ÷ page 1: ${latencyRatio.toFixed(2)}× (goal ≤ 1.5×)`);
     console.log(`page 1 throughput ÷ baseline: ${(p1.rps / base.rps).toFixed(2)}× (goal ≥ 0.35×)`);
+    console.log(
+      `without the page cache: page 400 ÷ page 1 ${(p1Cold.rps / p400Cold.rps).toFixed(2)}×, ` +
+        `page 1 ÷ baseline ${(p1Cold.rps / base.rps).toFixed(2)}×`,
+    );
     if (seedSeconds !== null)
       console.log(
         `seed of ${events.toLocaleString('en')} events: ${seedSeconds.toFixed(1)} s (goal < 60 s)`,
@@ -199,6 +221,7 @@ async function main() {
     );
   } finally {
     await server.stop();
+    await cold.stop();
     await baseline?.stop();
     if (!values.db) rmSync(dir, { recursive: true, force: true });
   }

@@ -15,10 +15,15 @@ import type { GraphQLContext } from '../context.js';
 import { formatExecutionError } from '../errors.js';
 import { type Executor, JSON_UTF8 } from './types.js';
 
+/**
+ * Where the plugin below notes that a response carries errors. Apollo hands plugins a shallow copy
+ * of the context (`Object.assign`), which keeps symbol-keyed properties: the box is shared.
+ */
+const OUTCOME = Symbol('outcome');
+type ApolloContext = GraphQLContext & { [OUTCOME]: { failed: boolean } };
+
 export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema): Promise<Executor> {
-  // Contexts whose response carries errors (noted by the plugin below, read after execution).
-  const failed = new WeakSet<GraphQLContext>();
-  const apollo = new ApolloServer<GraphQLContext>({
+  const apollo = new ApolloServer<ApolloContext>({
     schema,
     introspection: true,
     csrfPrevention: false,
@@ -43,7 +48,7 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
         requestDidStart: async () => ({
           willSendResponse: async ({ response, contextValue }) => {
             if (response.body.kind !== 'single' || response.body.singleResult.errors?.length)
-              failed.add(contextValue);
+              contextValue[OUTCOME].failed = true;
           },
         }),
       },
@@ -55,6 +60,8 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
     await apollo.stop();
   });
   return async (request, _prepared, context) => {
+    const outcome = { failed: false };
+    const contextValue: ApolloContext = { ...context, [OUTCOME]: outcome };
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: {
         body: request.body,
@@ -62,7 +69,7 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
         headers: headerMap(request),
         search: searchOf(request.url),
       },
-      context: async () => context,
+      context: async () => contextValue,
     });
     // Incremental delivery (@defer/@stream) is not enabled, so every body is complete.
     if (response.body.kind !== 'complete') throw new Error('Apollo answered with a stream');
@@ -70,7 +77,7 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
       status: response.status ?? 200,
       contentType: response.headers.get('content-type') ?? JSON_UTF8,
       body: response.body.string,
-      failed: failed.has(context) || (response.status ?? 200) !== 200,
+      failed: outcome.failed || (response.status ?? 200) !== 200,
     };
   };
 }

@@ -1,0 +1,252 @@
+/**
+ * The GraphQL result cache: a repeated query costs no SQL on SQLite until anything writes (through
+ * this server's connection or another one); PostgreSQL never serves a cached result; `pageCache:
+ * false` turns it (and REST's page cache) off; the viewer's identity and scopes are part of the key;
+ * responses with errors are never kept. SQL statements are counted with a Kysely plugin.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
+import { type GraphqlEngine, loadConfig } from '../../src/config.js';
+import { encodeCursor } from '../../src/graphql/ids.js';
+import { buildServer } from '../../src/server.js';
+import { ManualClock } from '../../src/services/clock.js';
+import { Store, openStore } from '../../src/store/store.js';
+import { Fixtures } from '../helpers/fixtures.js';
+import { DIALECTS, type TestDialect, createTestDatabase } from '../helpers/server.js';
+import { ENGINES, raw } from './client.js';
+
+interface World {
+  url: string;
+  /** The server's own store (statements through it are counted). */
+  fixtures: Fixtures;
+  /** A second connection to the same database, as another process would write. */
+  other: Store;
+  projectId: number;
+  ownerId: number;
+  token: string;
+  readUserToken: string;
+  otherToken: string;
+  statements(): number;
+  close(): Promise<void>;
+}
+
+async function start(
+  dialect: TestDialect,
+  engine: GraphqlEngine,
+  pageCache: boolean,
+): Promise<World> {
+  const database = await createTestDatabase(dialect);
+  const plain = await openStore(database.url);
+  const f = new Fixtures(plain);
+  const owner = await f.user('owner');
+  const outsider = await f.user('outsider');
+  const project = await f.project('team/app', owner.id, 'private');
+  await f.member(project.id, owner.id, 50);
+  for (let i = 0; i < 3; i++) {
+    await f.event({
+      projectId: project.id,
+      authorId: owner.id,
+      action: 'joined',
+      createdAt: Date.UTC(2026, 0, 1) + i * 60_000,
+    });
+  }
+  const token = await f.token(owner.id, ['api']);
+  const readUserToken = await f.token(owner.id, ['read_user']);
+  const otherToken = await f.token(outsider.id, ['api']);
+  let statements = 0;
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => {
+      statements++;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  const store = new Store({ ...plain.conn, db: plain.db.withPlugin(counter) });
+  const config = {
+    ...loadConfig({ databaseUrl: database.url, port: 0, logLevel: 'silent', rateLimit: 0 }, {}),
+    graphqlEngine: engine,
+    pageCache,
+  };
+  const { app } = await buildServer({
+    config,
+    store,
+    clock: new ManualClock(Date.UTC(2026, 0, 15)),
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  const other = await openStore(database.url);
+  const url = `http://127.0.0.1:${port}`;
+  // Each token's first use records it (a write); done here, so the tests measure only queries.
+  for (const t of [token, readUserToken, otherToken]) {
+    await raw(url, '{ currentUser { username } }', undefined, { token: t });
+  }
+  return {
+    url,
+    fixtures: new Fixtures(store),
+    other,
+    projectId: project.id,
+    ownerId: owner.id,
+    token,
+    readUserToken,
+    otherToken,
+    statements: () => statements,
+    async close() {
+      await app.close();
+      await other.close();
+      await plain.close();
+      await database.drop();
+    },
+  };
+}
+
+const eventsQuery = (projectId: number) =>
+  `{ project(idOrPath: "${projectId}") { events(first: 10) { totalCount nodes { databaseId } } } }`;
+
+interface EventsData {
+  project: { events: { totalCount: number; nodes: Array<{ databaseId: number }> } } | null;
+}
+
+/** Sends the query and returns the body text plus the statements it cost. */
+async function ask(world: World, query: string, token = world.token) {
+  const before = world.statements();
+  const res = await raw<EventsData>(world.url, query, undefined, { token });
+  assert.equal(res.status, 200);
+  return { body: res.body, cost: world.statements() - before };
+}
+
+async function addEvent(store: Store, world: World, minute: number) {
+  await new Fixtures(store).event({
+    projectId: world.projectId,
+    authorId: world.ownerId,
+    action: 'joined',
+    createdAt: Date.UTC(2026, 0, 2) + minute * 60_000,
+  });
+}
+
+for (const engine of ENGINES) {
+  describe(`GraphQL result cache (sqlite, ${engine})`, () => {
+    let world: World;
+    before(async () => {
+      world = await start('sqlite', engine, true);
+    });
+    after(() => world.close());
+
+    it('answers a repeated query without SQL until a write by any connection', async () => {
+      const query = eventsQuery(world.projectId);
+      const first = await ask(world, query);
+      assert.equal(first.body.data!.project!.events.totalCount, 3);
+      assert.ok(first.cost > 0, 'the first answer is computed');
+      const second = await ask(world, query);
+      assert.equal(second.cost, 0, 'the repeated answer comes from the cache');
+      assert.deepEqual(second.body, first.body);
+
+      // A write through the server's own connection.
+      await addEvent(world.fixtures.store, world, 1);
+      const third = await ask(world, query);
+      assert.ok(third.cost > 0);
+      assert.equal(third.body.data!.project!.events.totalCount, 4);
+      assert.equal((await ask(world, query)).cost, 0);
+
+      // A write by another connection (another process would look the same).
+      await addEvent(world.other, world, 2);
+      const fourth = await ask(world, query);
+      assert.ok(fourth.cost > 0);
+      assert.equal(fourth.body.data!.project!.events.totalCount, 5);
+      assert.deepEqual(
+        fourth.body.data!.project!.events.nodes.length,
+        5,
+        'the new event is listed, not only counted',
+      );
+    });
+
+    it('keys on the viewer and the token scopes', async () => {
+      const query = eventsQuery(world.projectId);
+      const owner = await ask(world, query);
+      assert.ok(owner.body.data!.project);
+      // The same text from a non-member of the private project: not found, not the owner's page.
+      const outsider = await raw(world.url, query, undefined, { token: world.otherToken });
+      assert.equal(outsider.body.errors?.[0]?.extensions?.code, 'NOT_FOUND');
+      // The owner's read_user token may not read projects at all.
+      const narrow = await raw(world.url, query, undefined, { token: world.readUserToken });
+      assert.equal(narrow.body.errors?.[0]?.extensions?.code, 'FORBIDDEN');
+      // Anonymous callers do not see the private project either.
+      const anonymous = await raw(world.url, query);
+      assert.equal(anonymous.body.errors?.[0]?.extensions?.code, 'NOT_FOUND');
+    });
+
+    it('never keeps a response with errors', async () => {
+      // `hasPreviousPage` after a cursor asks the database each time it is computed.
+      const cursor = encodeCursor(Number.MAX_SAFE_INTEGER);
+      const page = `a: project(idOrPath: "${world.projectId}") {
+        events(first: 1, after: "${cursor}") { pageInfo { hasPreviousPage } } }`;
+      const clean = `{ ${page} }`;
+      const failing = `{ ${page} b: project(idOrPath: "999999") { id } }`;
+      // Control: without errors the second answer is kept, so it costs nothing.
+      assert.ok((await ask(world, clean)).cost > 0);
+      assert.equal((await ask(world, clean)).cost, 0);
+
+      const first = await ask(world, failing);
+      assert.equal(
+        (first.body as { errors?: Array<{ extensions: { code: string } }> }).errors?.[0]?.extensions
+          .code,
+        'NOT_FOUND',
+      );
+      const second = await ask(world, failing);
+      assert.deepEqual(second.body, first.body);
+      assert.ok(second.cost > 0, 'a response with errors is computed again');
+    });
+  });
+}
+
+describe('GraphQL result cache: pageCache false (sqlite)', () => {
+  let world: World;
+  before(async () => {
+    world = await start('sqlite', 'mercurius', false);
+  });
+  after(() => world.close());
+
+  it('computes every GraphQL answer and every REST page again', async () => {
+    const query = eventsQuery(world.projectId);
+    const first = await ask(world, query);
+    const second = await ask(world, query);
+    assert.deepEqual(second.body, first.body);
+    // The window is listed and hydrated again (the count and row caches stay on).
+    assert.ok(second.cost > 0, `the repeated query cost ${second.cost} statements`);
+
+    const page = async () => {
+      const before = world.statements();
+      const res = await fetch(`${world.url}/api/v4/projects/${world.projectId}/events`, {
+        headers: { 'private-token': world.token },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as unknown[]).length, 3);
+      return world.statements() - before;
+    };
+    await page();
+    assert.ok((await page()) > 0, 'REST lists the page again');
+  });
+});
+
+if (DIALECTS.includes('postgres')) {
+  for (const engine of ENGINES) {
+    describe(`GraphQL result cache (postgres, ${engine})`, () => {
+      let world: World;
+      before(async () => {
+        world = await start('postgres', engine, true);
+      });
+      after(() => world.close());
+
+      it('is never used: no exact change signal', async () => {
+        const query = eventsQuery(world.projectId);
+        const first = await ask(world, query);
+        const second = await ask(world, query);
+        assert.deepEqual(second.body, first.body);
+        assert.ok(second.cost > 0, `the repeated query cost ${second.cost} statements`);
+        await addEvent(world.other, world, 1);
+        const third = await ask(world, query);
+        assert.equal(third.body.data!.project!.events.nodes.length, 4);
+      });
+    });
+  }
+}
