@@ -250,3 +250,21 @@ if (DIALECTS.includes('postgres')) {
     });
   }
 }
+
+describe('pageCache configuration', () => {
+  it('is on by default; PULSEGATE_PAGE_CACHE and the flag input turn it off, the flag first', () => {
+    const url = 'sqlite::memory:';
+    assert.equal(loadConfig({ databaseUrl: url }, {}).pageCache, true);
+    assert.equal(
+      loadConfig({ databaseUrl: url }, { PULSEGATE_PAGE_CACHE: 'false' }).pageCache,
+      false,
+    );
+    assert.equal(loadConfig({ databaseUrl: url }, { PULSEGATE_PAGE_CACHE: '0' }).pageCache, false);
+    assert.equal(loadConfig({ databaseUrl: url }, { PULSEGATE_PAGE_CACHE: '1' }).pageCache, true);
+    assert.equal(
+      loadConfig({ databaseUrl: url, pageCache: false }, { PULSEGATE_PAGE_CACHE: 'true' })
+        .pageCache,
+      false,
+    );
+  });
+});
