@@ -93,6 +93,9 @@ export function graphqlApi(services: Services) {
               if (!(error instanceof RequestError)) throw error;
               return sendErrors(reply, error.status, requestErrorBody(error));
             }
+            const ticket = results.admit(prepared);
+            const hit = ticket && results.get(ticket);
+            if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
             const context = createContext(
               services,
               prepared.principal,
@@ -100,9 +103,6 @@ export function graphqlApi(services: Services) {
               windows,
               eventModels,
             );
-            const ticket = results.admit(prepared);
-            const hit = ticket && results.get(ticket);
-            if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
             const outcome = await execute(request, prepared, context);
             reply.code(outcome.status).header('content-type', outcome.contentType);
             if (!ticket || outcome.failed || outcome.status !== 200)
