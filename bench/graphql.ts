@@ -17,7 +17,15 @@ import { digest, randomSecret } from '../src/domain/secrets.js';
 import { actionCode } from '../src/domain/vocabulary.js';
 import { encodeCursor } from '../src/graphql/ids.js';
 import { openStore } from '../src/store/store.js';
-import { PINNING, type Sample, interleave, pinSelf, startNode, table } from './lib/harness.js';
+import {
+  PINNING,
+  type Sample,
+  ensureBuilt,
+  interleave,
+  pinSelf,
+  startNode,
+  table,
+} from './lib/harness.js';
 
 /** One public project with `events` events by 50 authors: issues, notes, pushes, joins. */
 async function seed(databaseUrl: string, events: number) {
@@ -342,4 +350,7 @@ async function main() {
 }
 
 // Last, so every constant above is initialized before main() runs.
-if (!pinSelf()) await main();
+if (!pinSelf()) {
+  ensureBuilt();
+  await main();
+}

@@ -18,9 +18,12 @@ import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../src/domain/oauth.j
 import { digest, randomSecret } from '../src/domain/secrets.js';
 import { actionCode } from '../src/domain/vocabulary.js';
 import { openStore } from '../src/store/store.js';
-import { PINNING, interleave, pinSelf, startNode, table } from './lib/harness.js';
+import { PINNING, ensureBuilt, interleave, pinSelf, startNode, table } from './lib/harness.js';
 
-if (!pinSelf()) await main();
+if (!pinSelf()) {
+  ensureBuilt();
+  await main();
+}
 
 async function seed(databaseUrl: string, events: number, refreshTokens: number) {
   const store = await openStore(databaseUrl);

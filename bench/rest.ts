@@ -20,6 +20,7 @@ import {
   PINNING,
   type Sample,
   interleave,
+  ensureBuilt,
   pinSelf,
   rssMb,
   serverPid,
@@ -27,7 +28,10 @@ import {
   table,
 } from './lib/harness.js';
 
-if (!pinSelf()) await main();
+if (!pinSelf()) {
+  ensureBuilt();
+  await main();
+}
 
 async function main() {
   const { values } = parseArgs({

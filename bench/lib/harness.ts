@@ -19,6 +19,11 @@ function hasTaskset(): boolean {
 }
 export const PINNING = hasTaskset();
 
+/** Builds dist/ so servers run as plain JavaScript, as `npm start` runs them. */
+export function ensureBuilt(): void {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { stdio: 'inherit' });
+}
+
 /** Re-runs the current script pinned to the load core, once. */
 export function pinSelf(): boolean {
   if (!PINNING || process.env.PULSEGATE_BENCH_PINNED) return false;

@@ -8,8 +8,6 @@ import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity.js';
 import { EventWindows } from '../services/event-windows.js';
 import { createContext } from './context.js';
-import { apolloEngine } from './engines/apollo.js';
-import { mercuriusEngine } from './engines/mercurius.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
 import { type ErrorBody, RequestError, requestErrorBody } from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
@@ -39,8 +37,9 @@ export function graphqlApi(services: Services) {
     const results = new ResultCache(() => services.store.dataVersion(), config.pageCache);
     const execute: Executor =
       config.graphqlEngine === 'apollo'
-        ? await apolloEngine(app, schema)
-        : await mercuriusEngine(app, schema);
+        ? // Engines load on demand: only the selected one's code is in memory.
+          await (await import('./engines/apollo.js')).apolloEngine(app, schema)
+        : await (await import('./engines/mercurius.js')).mercuriusEngine(app, schema);
 
     await app.register(async (api) => {
       if (config.rateLimit > 0) {
