@@ -62,16 +62,24 @@ function openSqlite(path: string): Connection {
   sqlite.pragma('cache_size = -16384');
   const versionStmt = sqlite.prepare('PRAGMA data_version').pluck();
   const changes = sqlite.prepare('SELECT total_changes()').pluck();
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-  });
-  return {
-    db,
-    dialect: 'sqlite',
-    // data_version moves on commits by other connections, total_changes on our own.
-    dataVersion: () => (versionStmt.get() as number) * 1e9 + (changes.get() as number),
-    close: () => db.destroy(),
+  // One request asks for the version several times (token, user, project, listing caches); it is
+  // read once per event-loop turn, and forgotten as soon as this connection prepares a write.
+  let memo: number | null = null;
+  const forget = () => {
+    memo = null;
   };
+  const dataVersion = () => {
+    if (memo === null) {
+      // data_version moves on commits by other connections, total_changes on our own.
+      memo = (versionStmt.get() as number) * 1e9 + (changes.get() as number);
+      setImmediate(forget);
+    }
+    return memo;
+  };
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, forget) }),
+  });
+  return { db, dialect: 'sqlite', dataVersion, close: () => db.destroy() };
 }
 
 const STATEMENT_CACHE_SIZE = 256;
@@ -80,9 +88,16 @@ const STATEMENT_CACHE_SIZE = 256;
  * Kysely's SQLite driver prepares every statement anew; preparing costs more than running the
  * small indexed queries we send. Reusing prepared statements by SQL text removes that cost.
  */
-function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+function withStatementCache(sqlite: SQLite.Database, onWrite: () => void): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
   const prepare = (source: string) => {
+    const statement = cachedStatement(source);
+    // Kysely runs a statement right after preparing it, synchronously: a write prepared now has
+    // run before anyone can read the version again.
+    if (!statement.readonly) onWrite();
+    return statement;
+  };
+  const cachedStatement = (source: string) => {
     const cached = cache.get(source);
     // A statement still iterating (a streamed export) cannot be reused concurrently.
     if (cached && !cached.busy) return cached;
