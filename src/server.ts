@@ -12,9 +12,9 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { Config } from './config.js';
-import { digest } from './domain/secrets.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
+import { RATE_LIMIT_TEXT, limitRequests } from './http/rate-limit.js';
 import { restApi } from './rest/index.js';
 import { sendJson } from './rest/respond.js';
 import type { Clock } from './services/clock.js';
@@ -106,26 +106,10 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
 
   await app.register(
     async (api) => {
-      if (config.rateLimit > 0) {
-        api.addHook(
-          'onRequest',
-          api.rateLimit({
-            max: config.rateLimit,
-            timeWindow: 60_000,
-            // One budget per token (digested) or, for anonymous calls, per address.
-            keyGenerator: (request) => {
-              const token =
-                request.headers['private-token'] ?? request.headers.authorization ?? undefined;
-              return typeof token === 'string' ? `t:${digest(token)}` : `ip:${request.ip}`;
-            },
-            errorResponseBuilder: (_request, context) => ({
-              statusCode: 429,
-              error: `Rate limit exceeded: ${context.max} requests per minute. Retry later.`,
-              message: '429 Too Many Requests',
-            }),
-          }),
-        );
-      }
+      limitRequests(api, config, (max) => ({
+        error: RATE_LIMIT_TEXT(max),
+        message: '429 Too Many Requests',
+      }));
       await api.register(restApi(services, PACKAGE_VERSION));
     },
     { prefix: '/api/v4' },

@@ -16,7 +16,7 @@ import {
   validate,
 } from 'graphql';
 import { DomainError, ValidationError } from '../domain/errors.js';
-import { presentedCredentials } from '../rest/auth.js';
+import { presentedCredentials } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
 import { RequestError, requestErrorOf } from './errors.js';

@@ -3,10 +3,10 @@
  * (default) or Apollo Server over one schema, behind one gate; the explorer at `/graphiql`.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { digest } from '../domain/secrets.js';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity.js';
 import { EventWindows } from '../services/event-windows.js';
+import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
 import { type ErrorBody, RequestError, requestErrorBody } from './errors.js';
@@ -42,25 +42,7 @@ export function graphqlApi(services: Services) {
         : await (await import('./engines/mercurius.js')).mercuriusEngine(app, schema);
 
     await app.register(async (api) => {
-      if (config.rateLimit > 0) {
-        api.addHook(
-          'onRequest',
-          api.rateLimit({
-            max: config.rateLimit,
-            timeWindow: 60_000,
-            // The same budget key REST uses: per token (digested), else per address.
-            keyGenerator: (request) => {
-              const token =
-                request.headers['private-token'] ?? request.headers.authorization ?? undefined;
-              return typeof token === 'string' ? `t:${digest(token)}` : `ip:${request.ip}`;
-            },
-            errorResponseBuilder: (_request, context) => ({
-              statusCode: 429,
-              message: `Rate limit exceeded: ${context.max} requests per minute. Retry later.`,
-            }),
-          }),
-        );
-      }
+      limitRequests(api, config, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
       api.setErrorHandler((error: FastifyError, request, reply) => {
         const status = error.statusCode ?? 500;
         if (status === 429) {

@@ -10,7 +10,7 @@ import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { ActivitySource } from '../services/activity.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
-import { authenticate } from './auth.js';
+import { authenticate } from '../http/credentials.js';
 import { setPaginationHeaders } from './pagination.js';
 import { presentEvent } from './present.js';
 import { type NormalizedQuery, normalizeQuery } from './query.js';

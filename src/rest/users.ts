@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
-import { authenticate } from './auth.js';
+import { authenticate } from '../http/credentials.js';
 import { presentCurrentUser } from './present.js';
 import { sendJson } from './respond.js';
 

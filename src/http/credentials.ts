@@ -1,4 +1,7 @@
-/** Reads token-like values off a request, in GitLab's places, and asks the credential service. */
+/**
+ * Reads token-like values off an HTTP request, in GitLab's places, for every face that takes API
+ * credentials (REST and GraphQL), and asks the credential service about them.
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
