@@ -1,0 +1,192 @@
+/**
+ * Event views: an event with everything a face shows about it (author, project, target title and
+ * iid, note, push payload), loaded for a whole page at once.
+ */
+import {
+  type Action,
+  type PushAction,
+  type RefType,
+  actionFromCode,
+  actionName,
+} from '../domain/vocabulary.js';
+import type { EventRow, NoteRow, ProjectRow, PushPayloadRow, UserRow } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+
+export interface Commit {
+  id: string;
+  message: string;
+  timestamp: string;
+  url: string;
+  author: { name: string; email: string };
+}
+
+export interface PushView {
+  action: PushAction;
+  refType: RefType;
+  /** Short ref name. */
+  ref: string;
+  commitFrom: string | null;
+  commitTo: string | null;
+  commitCount: number;
+  commitTitle: string | null;
+  commits: Commit[];
+}
+
+export interface EventView {
+  id: number;
+  projectId: number;
+  project: ProjectRow;
+  action: Action;
+  actionName: string;
+  targetType: string | null;
+  targetId: number | null;
+  targetIid: number | null;
+  targetTitle: string | null;
+  authorId: number;
+  author: UserRow | null;
+  createdAt: number;
+  note: NoteView | null;
+  push: PushView | null;
+}
+
+export interface NoteView {
+  row: NoteRow;
+  author: UserRow | null;
+  noteableIid: number | null;
+}
+
+/** Batch-loads everything an event view needs: one query per kind of thing, not per event. */
+export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Promise<EventView[]> {
+  if (rows.length === 0) return [];
+  const ids = (type: string) =>
+    unique(
+      rows.filter((r) => r.target_type === type && r.target_id !== null).map((r) => r.target_id!),
+    );
+  const pushIds = rows.filter((r) => r.action === 5).map((r) => r.id);
+  const [issues, mrs, milestones, snippets, notes, payloads, projects] = await Promise.all([
+    store.content.issues(ids('Issue')),
+    store.content.mergeRequests(ids('MergeRequest')),
+    store.content.milestones(ids('Milestone')),
+    store.content.snippets(ids('Snippet')),
+    store.content.notes(ids('Note')),
+    store.content.pushPayloads(pushIds),
+    store.projects.byIds(unique(rows.map((r) => r.project_id).concat(ids('Project')))),
+  ]);
+  const noteIssueIds = notes.filter((n) => n.noteable_type === 'Issue').map((n) => n.noteable_id);
+  const noteMrIds = notes
+    .filter((n) => n.noteable_type === 'MergeRequest')
+    .map((n) => n.noteable_id);
+  const [noteIssues, noteMrs, users] = await Promise.all([
+    store.content.issues(unique(noteIssueIds)),
+    store.content.mergeRequests(unique(noteMrIds)),
+    store.users.byIds(
+      unique(
+        rows
+          .map((r) => r.author_id)
+          .concat(
+            ids('User'),
+            notes.map((n) => n.author_id),
+          ),
+      ),
+    ),
+  ]);
+  const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+  const issueMap = byId(issues.concat(noteIssues));
+  const mrMap = byId(mrs.concat(noteMrs));
+  const milestoneMap = byId(milestones);
+  const snippetMap = byId(snippets);
+  const noteMap = byId(notes);
+  const projectMap = byId(projects);
+  const userMap = byId(users);
+  const payloadMap = new Map(payloads.map((p) => [p.event_id, p]));
+
+  return rows.map((row) => {
+    const action = actionFromCode(row.action);
+    const push = payloadMap.get(row.id);
+    const pushView = push ? toPushView(push) : null;
+    let targetIid: number | null = row.target_id;
+    let targetTitle: string | null = null;
+    let note: NoteView | null = null;
+    const tid = row.target_id;
+    if (tid !== null) {
+      switch (row.target_type) {
+        case 'Issue': {
+          const t = issueMap.get(tid);
+          if (t) [targetIid, targetTitle] = [t.iid, t.title];
+          break;
+        }
+        case 'MergeRequest': {
+          const t = mrMap.get(tid);
+          if (t) [targetIid, targetTitle] = [t.iid, t.title];
+          break;
+        }
+        case 'Milestone': {
+          const t = milestoneMap.get(tid);
+          if (t) [targetIid, targetTitle] = [t.iid, t.title];
+          break;
+        }
+        case 'Snippet':
+          targetTitle = snippetMap.get(tid)?.title ?? null;
+          break;
+        case 'Project':
+          targetTitle = projectMap.get(tid)?.name ?? null;
+          break;
+        case 'User':
+          targetTitle = userMap.get(tid)?.name ?? null;
+          break;
+        case 'Note': {
+          const n = noteMap.get(tid);
+          if (n) {
+            const noteable =
+              n.noteable_type === 'Issue'
+                ? issueMap.get(n.noteable_id)
+                : n.noteable_type === 'MergeRequest'
+                  ? mrMap.get(n.noteable_id)
+                  : undefined;
+            note = {
+              row: n,
+              author: userMap.get(n.author_id) ?? null,
+              noteableIid: noteable?.iid ?? null,
+            };
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      project: projectMap.get(row.project_id)!,
+      action,
+      actionName: actionName(action, row.target_type, pushView?.action ?? null),
+      targetType: row.target_type,
+      targetId: row.target_id,
+      targetIid: row.target_id === null ? null : targetIid,
+      targetTitle,
+      authorId: row.author_id,
+      author: userMap.get(row.author_id) ?? null,
+      createdAt: row.created_at,
+      note,
+      push: pushView,
+    };
+  });
+}
+
+function unique(values: number[]): number[] {
+  return [...new Set(values)];
+}
+
+function toPushView(row: PushPayloadRow): PushView {
+  return {
+    action: row.action as PushAction,
+    refType: row.ref_type as RefType,
+    ref: row.ref,
+    commitFrom: row.commit_from,
+    commitTo: row.commit_to,
+    commitCount: row.commit_count,
+    commitTitle: row.commit_title,
+    commits: JSON.parse(row.commits) as Commit[],
+  };
+}
