@@ -13,7 +13,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { digest, randomSecret } from '../src/domain/secrets.js';
 import { actionCode } from '../src/domain/vocabulary.js';
 import { encodeCursor } from '../src/graphql/ids.js';
 import { openStore } from '../src/store/store.js';
@@ -23,9 +22,11 @@ import {
   ensureBuilt,
   interleave,
   pinSelf,
-  startNode,
+  startPulsegate,
+  startBaseline,
   table,
 } from './lib/harness.js';
+import { benchToken } from './lib/tokens.js';
 
 /** One public project with `events` events by 50 authors: issues, notes, pushes, joins. */
 async function seed(databaseUrl: string, events: number) {
@@ -153,15 +154,7 @@ async function seed(databaseUrl: string, events: number) {
       }
     }
   });
-  const token = `glpat-${randomSecret(24)}`;
-  await store.tokens.create({
-    userId: owner,
-    name: 'bench',
-    tokenDigest: digest(token),
-    scopes: ['api'],
-    expiresAt: null,
-    createdAt: Date.now(),
-  });
+  const token = await benchToken(store, owner);
   await store.close();
   return { token, projectId: project.id };
 }
@@ -197,25 +190,11 @@ async function main() {
 
   const port = 3900 + Math.floor(Math.random() * 100);
   const serve = (p: number, engine: string, cache = true) =>
-    startNode(
-      [
-        'bin/pulsegate.js',
-        'serve',
-        '--port',
-        String(p),
-        '--database-url',
-        databaseUrl,
-        '--log-level',
-        'silent',
-        '--rate-limit',
-        '0',
-        '--graphql-engine',
-        engine,
-        ...(cache ? [] : ['--no-page-cache']),
-      ],
-      p,
-      '/-/health',
-    );
+    startPulsegate(p, databaseUrl, [
+      '--graphql-engine',
+      engine,
+      ...(cache ? [] : ['--no-page-cache']),
+    ]);
   const mercurius = await serve(port, 'mercurius');
   const apollo = await serve(port + 1, 'apollo');
   const mercuriusCold = await serve(port + 3, 'mercurius', false);
@@ -229,11 +208,7 @@ async function main() {
   const restEvents = JSON.parse(body.toString()) as Array<{ id: number }>;
   const bodyFile = join(dir, 'page1.json');
   writeFileSync(bodyFile, body);
-  const baseline = await startNode(
-    ['--import', 'tsx', 'bench/baseline-server.ts', bodyFile, String(port + 2)],
-    port + 2,
-    '/baseline',
-  );
+  const baseline = await startBaseline(port + 2, bodyFile);
 
   // The cursor 8,000 events in: the last event of REST page 400 (20 per page).
   const deepRest = (await (await fetch(`${restUrl}?page=400`, { headers })).json()) as Array<{

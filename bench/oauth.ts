@@ -18,7 +18,8 @@ import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from '../src/domain/oauth.j
 import { digest, randomSecret } from '../src/domain/secrets.js';
 import { actionCode } from '../src/domain/vocabulary.js';
 import { openStore } from '../src/store/store.js';
-import { PINNING, ensureBuilt, interleave, pinSelf, startNode, table } from './lib/harness.js';
+import { PINNING, ensureBuilt, interleave, pinSelf, startPulsegate, table } from './lib/harness.js';
+import { benchToken } from './lib/tokens.js';
 
 if (!pinSelf()) {
   ensureBuilt();
@@ -66,15 +67,7 @@ async function seed(databaseUrl: string, events: number, refreshTokens: number) 
       )
       .execute();
   }
-  const pat = `glpat-${randomSecret(24)}`;
-  await store.tokens.create({
-    userId: owner.id,
-    name: 'bench',
-    tokenDigest: digest(pat),
-    scopes: ['api'],
-    expiresAt: null,
-    createdAt: now,
-  });
+  const pat = await benchToken(store, owner.id);
   const secret = `pgos-${randomSecret(32)}`;
   const app = await db
     .insertInto('oauth_applications')
@@ -136,22 +129,7 @@ async function main() {
   const seeded = await seed(databaseUrl, Number(values.events), Number(values['refresh-tokens']));
   console.log(`seeded ${values.events} events, ${seeded.refresh.length} refresh tokens`);
   const port = 4000 + Math.floor(Math.random() * 500);
-  const server = await startNode(
-    [
-      'bin/pulsegate.js',
-      'serve',
-      '--port',
-      String(port),
-      '--database-url',
-      databaseUrl,
-      '--log-level',
-      'silent',
-      '--rate-limit',
-      '0',
-    ],
-    port,
-    '/-/health',
-  );
+  const server = await startPulsegate(port, databaseUrl);
   try {
     const url = `${server.url}/api/v4/projects/${seeded.projectId}/events`;
     for (const headers of <Record<string, string>[]>[

@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { digest, randomSecret } from '../src/domain/secrets.js';
 import { openStore } from '../src/store/store.js';
 import {
   PINNING,
@@ -22,11 +21,14 @@ import {
   interleave,
   ensureBuilt,
   pinSelf,
+  startPulsegate,
+  startBaseline,
   rssMb,
   serverPid,
   startNode,
   table,
 } from './lib/harness.js';
+import { benchToken } from './lib/tokens.js';
 
 if (!pinSelf()) {
   ensureBuilt();
@@ -90,15 +92,7 @@ async function main() {
     .orderBy('n', 'desc')
     .limit(1)
     .executeTakeFirstOrThrow();
-  const token = `glpat-${randomSecret(24)}`;
-  await store.tokens.create({
-    userId: author.author_id,
-    name: 'bench',
-    tokenDigest: digest(token),
-    scopes: ['api'],
-    expiresAt: null,
-    createdAt: Date.now(),
-  });
+  const token = await benchToken(store, author.author_id);
   await store.close();
   console.log(
     `project ${project.project_id}: ${Number(project.n).toLocaleString('en')} events; ` +
@@ -106,24 +100,7 @@ async function main() {
   );
 
   const port = 3700 + Math.floor(Math.random() * 200);
-  const serve = (p: number, extra: string[] = []) =>
-    startNode(
-      [
-        ...cli,
-        'serve',
-        '--port',
-        String(p),
-        '--database-url',
-        databaseUrl,
-        '--log-level',
-        'silent',
-        '--rate-limit',
-        '0',
-        ...extra,
-      ],
-      p,
-      '/-/health',
-    );
+  const serve = (p: number, extra: string[] = []) => startPulsegate(p, databaseUrl, extra);
   const server = await serve(port);
   const cold = await serve(port + 2, ['--no-page-cache']);
   let baseline: Awaited<ReturnType<typeof startNode>> | undefined;
@@ -136,11 +113,7 @@ async function main() {
     const bodyFile = join(dir, 'page1.json');
     writeFileSync(bodyFile, body);
     const basePort = port + 1;
-    baseline = await startNode(
-      ['--import', 'tsx', 'bench/baseline-server.ts', bodyFile, String(basePort)],
-      basePort,
-      '/baseline',
-    );
+    baseline = await startBaseline(basePort, bodyFile);
 
     const loads = [
       { name: 'baseline (bare Fastify, same bytes)', url: `${baseline.url}/baseline` },

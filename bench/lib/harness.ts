@@ -177,3 +177,33 @@ export function table(rows: string[][]): string {
   const sep = `|${widths.map((w, c) => (c === 0 ? ':' : '-') + '-'.repeat(w) + (c === 0 ? '-' : ':')).join('|')}|`;
   return [line(rows[0]!), sep, ...rows.slice(1).map(line)].join('\n');
 }
+
+/** `pulsegate serve` on the server core, quiet and unthrottled, as the benchmarks run it. */
+export function startPulsegate(port: number, databaseUrl: string, extra: string[] = []) {
+  return startNode(
+    [
+      'bin/pulsegate.js',
+      'serve',
+      '--port',
+      String(port),
+      '--database-url',
+      databaseUrl,
+      '--log-level',
+      'silent',
+      '--rate-limit',
+      '0',
+      ...extra,
+    ],
+    port,
+    '/-/health',
+  );
+}
+
+/** The bare Fastify baseline serving `bodyFile`'s bytes at `/baseline`. */
+export function startBaseline(port: number, bodyFile: string) {
+  return startNode(
+    ['--import', 'tsx', 'bench/baseline-server.ts', bodyFile, String(port)],
+    port,
+    '/baseline',
+  );
+}
