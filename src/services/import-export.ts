@@ -138,7 +138,17 @@ export class ImportService {
     return this.run(entries(), options);
   }
 
-  private run(
+  /** The load in one transaction, then the database tidied up for reading (see Store.settle). */
+  private async run(
+    batches: Iterable<Entry[]> | AsyncIterable<Entry[]>,
+    options: TransferOptions,
+  ): Promise<TransferSummary> {
+    const summary = await this.load(batches, options);
+    await this.store.settle();
+    return summary;
+  }
+
+  private load(
     batches: Iterable<Entry[]> | AsyncIterable<Entry[]>,
     options: TransferOptions,
   ): Promise<TransferSummary> {

@@ -1,4 +1,5 @@
 /** The store: one connection and the per-concept stores built on it. */
+import { sql } from 'kysely';
 import { ContentStore } from './content.js';
 import { type Connection, openDatabase } from './database.js';
 import { EventStore } from './events.js';
@@ -34,6 +35,19 @@ export class Store {
   /** Changes whenever any process commits to the database; null where that cannot be observed. */
   dataVersion(): number | null {
     return this.conn.dataVersion();
+  }
+
+  /**
+   * After a bulk load: fold SQLite's write-ahead log back into the database file (readers would
+   * otherwise search a log of a million rows) and refresh the planner's statistics on both dialects.
+   */
+  async settle(): Promise<void> {
+    if (this.dialect === 'sqlite') {
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
+      await sql`PRAGMA optimize`.execute(this.db);
+    } else {
+      await sql`ANALYZE`.execute(this.db);
+    }
   }
 
   migrate() {
