@@ -7,6 +7,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       'data/',
+      'dist/',
       '.scratch/',
       'src/gql/',
       'test-artifacts/',
