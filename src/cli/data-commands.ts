@@ -149,7 +149,13 @@ async function seed(args: string[]): Promise<number> {
   const progress = new ProgressReporter('seed', progressMode(values.progress === true));
   const summary = await withStore(values, async (store) => {
     const service = new SeedService(store, systemClock);
-    if (!synthetic) return service.seedDemo({ onProgress: progress.update });
+    if (!synthetic) {
+      const url = values['database-url'];
+      const { externalUrl } = loadConfig({
+        databaseUrl: typeof url === 'string' ? url : undefined,
+      });
+      return service.seedDemo({ onProgress: progress.update }, externalUrl);
+    }
     const options = {
       events: count(values, 'events', 10_000, 0),
       users: count(values, 'users', 50, 1),

@@ -23,7 +23,7 @@ export async function prepareDemo(
   if (await seed.isEmpty()) {
     say('The database is empty: loading the demo data set…\n');
     const progress = new ProgressReporter('demo data', progressMode(false));
-    const summary = await seed.seedDemoIfEmpty({ onProgress: progress.update });
+    const summary = await seed.seedDemoIfEmpty({ onProgress: progress.update }, config.externalUrl);
     progress.finish();
     if (summary) say(`${summaryLine('loaded demo data:', summary)}\n`);
   }

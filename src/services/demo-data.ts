@@ -24,6 +24,7 @@ const ERIN_BLOCKED_AFTER_DAY = 60;
 interface ProjectState {
   id: number;
   fullPath: string;
+  webUrl: string;
   spec: C.DemoProject;
   members: { userId: number; level: number }[];
   issues: IssueRecord[];
@@ -82,8 +83,9 @@ const WEIGHTS: (readonly [Kind, number])[] = [
 ];
 
 /** The demo records in dependency order. `passwordHash` is shared: hashing once keeps this fast. */
-export function demoRecords(passwordHash: string): DataRecord[] {
-  return new DemoBuilder(passwordHash).build();
+/** The demo data set; commit URLs point at `baseUrl`, the instance's external URL. */
+export function demoRecords(passwordHash: string, baseUrl: string = C.DEMO_BASE_URL): DataRecord[] {
+  return new DemoBuilder(passwordHash, baseUrl).build();
 }
 
 class DemoBuilder {
@@ -105,7 +107,10 @@ class DemoBuilder {
   private readonly seq = { milestone: 0, issue: 0, mr: 0, snippet: 0, note: 0, event: 0 };
   private day = 0;
 
-  constructor(private readonly passwordHash: string) {}
+  constructor(
+    private readonly passwordHash: string,
+    private readonly baseUrl: string,
+  ) {}
 
   build(): DataRecord[] {
     const start = C.DEMO_END - C.DEMO_DAYS * DAY;
@@ -177,6 +182,7 @@ class DemoBuilder {
     this.projects.push({
       id,
       fullPath: `${spec.namespace}/${spec.path}`,
+      webUrl: `${this.baseUrl}/${spec.namespace}/${spec.path}`,
       spec,
       members,
       issues: [],

@@ -9,6 +9,8 @@ import type { Prng } from './prng.js';
 
 export interface Repository {
   fullPath: string;
+  /** The project's web URL under the instance's external URL. */
+  webUrl: string;
   /** Branch name → head commit id; mutated as pushes move the heads. */
   heads: Map<string, string>;
 }
@@ -27,7 +29,7 @@ function commits(
       id,
       message: rng.pick(C.COMMIT_MESSAGES),
       timestamp: ts,
-      url: `${C.DEMO_BASE_URL}/${repo.fullPath}/-/commit/${id}`,
+      url: `${repo.webUrl}/-/commit/${id}`,
       author: { name: user.name, email: `${user.username}@example.com` },
     };
   });

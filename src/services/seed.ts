@@ -6,7 +6,7 @@ import { hashPassword } from '../domain/secrets.js';
 import { isEmpty, maxIds } from '../store/bulk.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
-import { DEMO_PASSWORD } from './demo-catalog.js';
+import { DEMO_BASE_URL, DEMO_PASSWORD } from './demo-catalog.js';
 import { demoRecords } from './demo-data.js';
 import { ImportService, type TransferOptions, type TransferSummary } from './import-export.js';
 import { type SyntheticOptions, syntheticRecords } from './synthetic-data.js';
@@ -32,17 +32,23 @@ export class SeedService {
   }
 
   /** Loads the demo data set; refuses a database that already has users, projects or events. */
-  async seedDemo(options: TransferOptions = {}): Promise<TransferSummary> {
+  async seedDemo(
+    options: TransferOptions = {},
+    baseUrl: string = DEMO_BASE_URL,
+  ): Promise<TransferSummary> {
     if (!(await this.isEmpty())) throw new NotEmptyError();
     // One hash for every demo user: they share the documented demo password anyway.
-    const records = demoRecords(await hashPassword(DEMO_PASSWORD));
+    const records = demoRecords(await hashPassword(DEMO_PASSWORD), baseUrl);
     return this.importer.importRecords(records, options);
   }
 
   /** Loads the demo data set when the database is empty; null when it was not. */
-  async seedDemoIfEmpty(options: TransferOptions = {}): Promise<TransferSummary | null> {
+  async seedDemoIfEmpty(
+    options: TransferOptions = {},
+    baseUrl: string = DEMO_BASE_URL,
+  ): Promise<TransferSummary | null> {
     if (!(await this.isEmpty())) return null;
-    return this.seedDemo(options);
+    return this.seedDemo(options, baseUrl);
   }
 
   /** Appends synthetic data after whatever ids already exist. */

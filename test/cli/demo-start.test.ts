@@ -13,7 +13,7 @@ for (const dialect of DIALECTS) {
       server = await startServer({
         dialect,
         seed: async (store) => {
-          const config = { externalUrl: 'http://127.0.0.1:3000' } as never;
+          const config = { externalUrl: 'https://pulse.example.test' } as never;
           banner = await prepareDemo(
             store,
             { now: () => Date.UTC(2026, 0, 15) },
@@ -44,9 +44,9 @@ for (const dialect of DIALECTS) {
       const curls = banner.split('\n').filter((l) => l.startsWith('  curl '));
       assert.equal(curls.length, 3);
       for (const line of curls) {
-        const url = /"(http:\/\/127\.0\.0\.1:3000[^"]+)"$/
+        const url = /"(https:\/\/pulse\.example\.test[^"]+)"$/
           .exec(line)![1]!
-          .replace('http://127.0.0.1:3000', server.url);
+          .replace('https://pulse.example.test', server.url);
         assert.ok(line.includes(`--header "PRIVATE-TOKEN: ${token}"`));
         const res = await fetch(url, { headers: { 'PRIVATE-TOKEN': token } });
         assert.equal(res.status, 200, url);
@@ -58,6 +58,23 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       assert.equal(row.name, 'npm start demo token');
       assert.equal(row.scopes, 'api');
+    });
+
+    it("points the demo pushes' commit URLs at the instance's external URL", async () => {
+      const payloads = await server.store.db
+        .selectFrom('push_event_payloads')
+        .select('commits')
+        .execute();
+      const urls = payloads.flatMap((p) =>
+        (JSON.parse(p.commits) as { url: string }[]).map((c) => c.url),
+      );
+      assert.ok(urls.length > 100);
+      for (const url of urls) {
+        assert.match(
+          url,
+          /^https:\/\/pulse\.example\.test\/[a-z0-9-]+(\/[a-z0-9-]+)+\/-\/commit\/[0-9a-f]{40}$/,
+        );
+      }
     });
 
     it('on the next start keeps the data and mints another token', async () => {
