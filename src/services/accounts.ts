@@ -40,7 +40,7 @@ export class AccountService {
       ['account', accountKey],
       ['address', address],
     ];
-    this.throttle.check(keys);
+    await this.throttle.check(keys);
     // GitLab refuses 2FA accounts on the password grant before checking the password, so the
     // account's failure counter does not move.
     if (options.refuseTwoFactor && user && user.two_factor_enabled === 1) {
@@ -48,10 +48,10 @@ export class AccountService {
     }
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!ok || !user || user.state !== 'active') {
-      this.throttle.fail(keys);
+      await this.throttle.fail(keys);
       return { outcome: 'invalid' };
     }
-    this.throttle.reset('account', accountKey);
+    await this.throttle.reset('account', accountKey);
     if (user.two_factor_enabled === 1) return { outcome: 'two_factor_required', user };
     return { outcome: 'ok', user };
   }

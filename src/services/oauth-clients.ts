@@ -105,19 +105,19 @@ export class ApplicationService {
     credentials: ClientCredentials,
     address: string,
   ): Promise<OAuthApplicationRow> {
-    this.throttle.check([['client', address]]);
-    const fail = (): never => {
-      this.throttle.fail([['client', address]]);
+    await this.throttle.check([['client', address]]);
+    const fail = async (): Promise<never> => {
+      await this.throttle.fail([['client', address]]);
       throw new OAuthError('invalid_client', undefined, 401, credentials.method === 'basic');
     };
     const app =
       credentials.clientId.length <= 200 ? await this.apps.byUid(credentials.clientId) : undefined;
-    if (!app) return fail();
+    if (!app) return await fail();
     if (credentials.clientSecret !== undefined) {
-      if (!secretsEqual(digest(credentials.clientSecret), app.secret_digest)) return fail();
+      if (!secretsEqual(digest(credentials.clientSecret), app.secret_digest)) return await fail();
       return app;
     }
-    if (app.confidential === 1) return fail();
+    if (app.confidential === 1) return await fail();
     return app;
   }
 }

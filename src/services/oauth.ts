@@ -17,6 +17,7 @@ import { AuthorizationService } from './oauth-authorization.js';
 import { ApplicationService, type ClientCredentials, applicationScopes } from './oauth-clients.js';
 import { OAuthTokenService, type TokenResponse } from './oauth-tokens.js';
 import { SessionService } from './sessions.js';
+import { ThrottleStore } from '../store/throttle.js';
 import { ThrottleService } from './throttle.js';
 import { TwoFactorService } from './two-factor.js';
 
@@ -139,7 +140,7 @@ export function createOAuthServices(
   credentials: CredentialService,
 ): OAuthServices {
   const oauthStore = new OAuthStore(store.db);
-  const throttle = new ThrottleService(clock);
+  const throttle = new ThrottleService(new ThrottleStore(store.db), clock);
   const applications = new ApplicationService(
     new ApplicationStore(store.db),
     oauthStore,

@@ -2,10 +2,11 @@
  * Counting failed attempts (passwords, client secrets) per account, per address and per client
  * source, in fixed windows on the injected clock. Once a key reaches its limit every attempt is
  * refused until the window ends — a correct password included — and a success resets the
- * account's counter. Kept in memory: one pulsegate process owns its counters, and a restart only
- * forgives an attacker a few minutes.
+ * account's counter. Counters live in the database, so every process over it shares one budget and
+ * a restart forgives nothing.
  */
 import { ThrottledError } from '../domain/oauth.js';
+import type { ThrottleStore } from '../store/throttle.js';
 import type { Clock } from './clock.js';
 
 export interface ThrottlePolicy {
@@ -24,70 +25,58 @@ export const THROTTLE_POLICIES = {
 
 export type ThrottleKind = keyof typeof THROTTLE_POLICIES;
 
-interface Counter {
-  failures: number;
-  windowStart: number;
-}
-
-const MAX_KEYS = 50_000;
+/** Expired windows are swept after this many recorded failures. */
+const PRUNE_EVERY = 1_000;
 
 export class ThrottleService {
-  private readonly counters = new Map<string, Counter>();
+  private sincePrune = 0;
 
   constructor(
+    private readonly store: ThrottleStore,
     private readonly clock: Clock,
     private readonly policies: Record<ThrottleKind, ThrottlePolicy> = THROTTLE_POLICIES,
   ) {}
 
   /** Throws ThrottledError when any of the keys is locked. */
-  check(keys: ReadonlyArray<[ThrottleKind, string]>): void {
+  async check(keys: ReadonlyArray<[ThrottleKind, string]>): Promise<void> {
+    const now = this.clock.now();
+    const counters = await this.store.counters(keys.map(([kind, key]) => `${kind}:${key}`));
     let retryAfter = 0;
     for (const [kind, key] of keys) {
-      const counter = this.live(kind, key);
+      const counter = counters.get(`${kind}:${key}`);
       const policy = this.policies[kind];
-      if (counter && counter.failures >= policy.limit) {
-        const remaining = counter.windowStart + policy.windowMs - this.clock.now();
+      if (!counter || now - counter.window_start >= policy.windowMs) continue;
+      if (counter.failures >= policy.limit) {
+        const remaining = counter.window_start + policy.windowMs - now;
         retryAfter = Math.max(retryAfter, Math.max(1, Math.ceil(remaining / 1000)));
       }
     }
     if (retryAfter > 0) throw new ThrottledError(retryAfter);
   }
 
-  fail(keys: ReadonlyArray<[ThrottleKind, string]>): void {
+  async fail(keys: ReadonlyArray<[ThrottleKind, string]>): Promise<void> {
     const now = this.clock.now();
     for (const [kind, key] of keys) {
-      const id = `${kind}:${key}`;
-      const counter = this.live(kind, key);
-      if (counter) counter.failures += 1;
-      else this.counters.set(id, { failures: 1, windowStart: now });
+      await this.store.fail(`${kind}:${key}`, now, this.policies[kind].windowMs);
     }
-    if (this.counters.size > MAX_KEYS) this.prune();
-  }
-
-  reset(kind: ThrottleKind, key: string): void {
-    this.counters.delete(`${kind}:${key}`);
-  }
-
-  failures(kind: ThrottleKind, key: string): number {
-    return this.live(kind, key)?.failures ?? 0;
-  }
-
-  private live(kind: ThrottleKind, key: string): Counter | undefined {
-    const id = `${kind}:${key}`;
-    const counter = this.counters.get(id);
-    if (!counter) return undefined;
-    if (this.clock.now() - counter.windowStart >= this.policies[kind].windowMs) {
-      this.counters.delete(id);
-      return undefined;
+    this.sincePrune += keys.length;
+    if (this.sincePrune >= PRUNE_EVERY) {
+      this.sincePrune = 0;
+      const longest = Math.max(...Object.values(this.policies).map((p) => p.windowMs));
+      await this.store.prune(now - longest);
     }
-    return counter;
   }
 
-  private prune(): void {
-    const now = this.clock.now();
-    for (const [id, counter] of this.counters) {
-      const kind = id.slice(0, id.indexOf(':')) as ThrottleKind;
-      if (now - counter.windowStart >= this.policies[kind].windowMs) this.counters.delete(id);
+  reset(kind: ThrottleKind, key: string): Promise<void> {
+    return this.store.reset(`${kind}:${key}`);
+  }
+
+  /** Failures counted in the current window (0 once it has ended). */
+  async failures(kind: ThrottleKind, key: string): Promise<number> {
+    const counter = (await this.store.counters([`${kind}:${key}`])).get(`${kind}:${key}`);
+    if (!counter || this.clock.now() - counter.window_start >= this.policies[kind].windowMs) {
+      return 0;
     }
+    return counter.failures;
   }
 }

@@ -204,7 +204,15 @@ export interface WebSessionsTable {
   expires_at: EpochMs;
 }
 
+export interface AuthThrottleTable {
+  /** `<kind>:<key>`, e.g. `account:user:7` or `address:203.0.113.9`. */
+  key: string;
+  failures: number;
+  window_start: EpochMs;
+}
+
 export interface Database {
+  auth_throttle: AuthThrottleTable;
   users: UsersTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;

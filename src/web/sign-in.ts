@@ -129,17 +129,17 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
     if (!user) return reply.redirect('/users/sign_in', 303);
     const keys = [['account', `user:${user.id}`] as ['account', string]];
     try {
-      throttle.check(keys);
+      await throttle.check(keys);
     } catch (error) {
       if (!(error instanceof ThrottledError)) throw error;
       return throttled(reply, error, otpForm(csrfOf(session), [error.message]));
     }
     const code = formValue(request.body, 'otp_attempt') ?? '';
     if (!(await twoFactor.verify(user, code))) {
-      throttle.fail(keys);
+      await throttle.fail(keys);
       return sendHtml(reply, 401, otpForm(csrfOf(session), ['Invalid two-factor code.']));
     }
-    throttle.reset('account', `user:${user.id}`);
+    await throttle.reset('account', `user:${user.id}`);
     return completeSignIn(services, reply, session, user.id);
   });
 

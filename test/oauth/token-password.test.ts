@@ -90,12 +90,12 @@ for (const dialect of DIALECTS) {
         otp_secret: 'JBSWY3DPEHPK3PXP',
       });
       const { throttle } = world.server.services.oauth;
-      const before = throttle.failures('account', `user:${world.bob.id}`);
+      const before = await throttle.failures('account', `user:${world.bob.id}`);
       const reply = await grant({ username: 'bob', password: PASSWORD });
       assert.deepEqual(reply.body, invalidGrant);
       const wrong = await grant({ username: 'bob', password: 'wrong' });
       assert.deepEqual(wrong.body, invalidGrant);
-      assert.equal(throttle.failures('account', `user:${world.bob.id}`), before);
+      assert.equal(await throttle.failures('account', `user:${world.bob.id}`), before);
       await world.server.store.users.update(world.bob.id, {
         two_factor_enabled: 0,
         otp_secret: null,
@@ -127,9 +127,9 @@ for (const dialect of DIALECTS) {
     it('B.12: a success resets the account counter', async () => {
       const { throttle } = world.server.services.oauth;
       await grant({ username: 'alice', password: 'wrong' });
-      assert.equal(throttle.failures('account', `user:${world.alice.id}`), 1);
+      assert.equal(await throttle.failures('account', `user:${world.alice.id}`), 1);
       await grant({ username: 'alice', password: PASSWORD });
-      assert.equal(throttle.failures('account', `user:${world.alice.id}`), 0);
+      assert.equal(await throttle.failures('account', `user:${world.alice.id}`), 0);
     });
 
     it('B.12: the per-address counter trips when usernames vary', async () => {
