@@ -1,6 +1,6 @@
 /** GitLab's offset pagination headers and Link header, built from the configured external URL. */
 import type { FastifyReply } from 'fastify';
-import { type NormalizedQuery, toQuery } from './query.js';
+import { type NormalizedQuery, queryPieces } from './query.js';
 
 /** Credential parameters are never echoed into links (they would leak into logs and histories). */
 const DROPPED = new Set(['private_token', 'access_token', 'page', 'per_page']);
@@ -34,8 +34,10 @@ export function setPaginationHeaders(
   for (const [key, value] of Object.entries(query)) {
     if (!DROPPED.has(key)) base[key] = value;
   }
+  // The request's own parameters are encoded once; each link adds its page (digits need no escaping).
+  const pieces = queryPieces(base);
   const link = (page: number, rel: string) =>
-    `<${externalUrl}${path}?${toQuery({ ...base, page: String(page), per_page: String(info.perPage) })}>; rel="${rel}"`;
+    `<${externalUrl}${path}?${[...pieces, `page=${page}`, `per_page=${info.perPage}`].sort().join('&')}>; rel="${rel}"`;
   const links: string[] = [];
   if (prev) links.push(link(info.page - 1, 'prev'));
   if (next) links.push(link(info.page + 1, 'next'));

@@ -23,7 +23,11 @@ export function normalizeQuery(raw: unknown): NormalizedQuery {
 }
 
 /** Ruby's CGI.escape: everything but `A-Za-z0-9_.-~` percent-encoded, space as `+`. */
+const UNRESERVED = /^[A-Za-z0-9_.~-]*$/;
+
 export function cgiEscape(value: string): string {
+  // Most keys and values need no escaping; skip the encoder for them (this runs per request).
+  if (UNRESERVED.test(value)) return value;
   return encodeURIComponent(value)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
@@ -31,6 +35,11 @@ export function cgiEscape(value: string): string {
 
 /** Rails' Hash#to_query: `key=value` pieces, sorted as encoded strings, joined by `&`. */
 export function toQuery(params: NormalizedQuery): string {
+  return queryPieces(params).sort().join('&');
+}
+
+/** The encoded `key=value` pieces of `toQuery`, unsorted. */
+export function queryPieces(params: NormalizedQuery): string[] {
   const pieces: string[] = [];
   for (const [key, value] of Object.entries(params)) {
     if (Array.isArray(value)) {
@@ -39,5 +48,5 @@ export function toQuery(params: NormalizedQuery): string {
       if (value.length > 0) pieces.push(value.map((v) => `${name}=${cgiEscape(v)}`).join('&'));
     } else pieces.push(`${cgiEscape(key)}=${cgiEscape(value)}`);
   }
-  return pieces.sort().join('&');
+  return pieces;
 }
