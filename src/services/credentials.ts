@@ -14,7 +14,7 @@ import {
 import { requireScope, type Scope } from '../domain/scopes.js';
 import { digest } from '../domain/secrets.js';
 import type { Viewer } from '../domain/visibility.js';
-import type { UserRow } from '../store/schema.js';
+import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 
@@ -113,6 +113,7 @@ export function expiryInstant(expiresAt: string | null): number | null {
 
 class PersonalAccessTokenResolver implements TokenResolver {
   readonly acceptsPrivateToken = true;
+  private readonly principals = new WeakMap<PersonalAccessTokenRow, Principal>();
 
   constructor(private readonly store: Store) {}
 
@@ -128,14 +129,17 @@ class PersonalAccessTokenResolver implements TokenResolver {
       // GitLab also writes last_used_at at most every 10 minutes: no write on the hot path.
       await this.store.tokens.touch(row.id, now);
     }
-    return {
-      principal: {
-        user,
-        viewer: { userId: user.id, admin: user.admin === 1 },
-        scopes: row.scopes.split(' ').filter(Boolean),
-        kind: 'personal_access_token',
-        tokenId: row.id,
-      },
+    // While the store serves the same cached rows, the same principal serves every request.
+    const known = this.principals.get(row);
+    if (known && known.user === user) return { principal: known };
+    const principal: Principal = {
+      user,
+      viewer: { userId: user.id, admin: user.admin === 1 },
+      scopes: row.scopes.split(' ').filter(Boolean),
+      kind: 'personal_access_token',
+      tokenId: row.id,
     };
+    this.principals.set(row, principal);
+    return { principal };
   }
 }
