@@ -161,6 +161,14 @@ export class RecordFields {
     return ms;
   }
 
+  /** A list of non-empty strings, each within `rule.max`. */
+  stringList(key: string, rule: StringRule): string[] {
+    const value = this.required(key);
+    if (!Array.isArray(value))
+      throw new RecordError(`${this.label(key)} must be a list of strings`);
+    return value.map((item) => this.checkString(key, item, rule));
+  }
+
   /** Scopes as an array of names or one space/comma-separated string; at least one. */
   scopes(key: string, allowed: readonly string[]): string[] {
     const value = this.required(key);

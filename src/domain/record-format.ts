@@ -146,5 +146,18 @@ export function formatRecord(r: DataRecord): string {
         created_at: time(r.created_at),
         last_used_at: time(r.last_used_at),
       });
+    case 'oauth_application':
+      return JSON.stringify({
+        kind: r.kind,
+        id: r.id,
+        uid: r.uid,
+        secret_digest: r.secret_digest,
+        name: r.name,
+        redirect_uris: r.redirect_uris,
+        scopes: r.scopes,
+        confidential: r.confidential,
+        owner_id: r.owner_id,
+        created_at: time(r.created_at),
+      });
   }
 }

@@ -27,6 +27,7 @@ export interface ExistingKeys {
   snippets: { id: number }[];
   notes: { id: number; project_id: number; noteable_type: string; noteable_id: number }[];
   tokens: { id: number; token_digest: string }[];
+  applications: { id: number; uid: string }[];
 }
 
 export class ReferenceLedger {
@@ -46,6 +47,8 @@ export class ReferenceLedger {
   private readonly events = new Set<number>();
   private readonly tokens = new Set<number>();
   private readonly tokenDigests = new Set<string>();
+  private readonly applications = new Set<number>();
+  private readonly applicationUids = new Set<string>();
 
   load(existing: ExistingKeys): void {
     for (const u of existing.users) this.addUser(u.id, u.username, u.email);
@@ -70,6 +73,10 @@ export class ReferenceLedger {
     for (const t of existing.tokens) {
       this.tokens.add(t.id);
       this.tokenDigests.add(t.token_digest);
+    }
+    for (const a of existing.applications) {
+      this.applications.add(a.id);
+      this.applicationUids.add(a.uid);
     }
   }
 
@@ -172,6 +179,14 @@ export class ReferenceLedger {
           throw new RecordError('this token (same digest) already exists');
         this.tokens.add(r.id);
         this.tokenDigests.add(r.token_digest);
+        return null;
+      case 'oauth_application':
+        this.fresh('OAuth application', this.applications, r.id);
+        this.user('owner_id', r.owner_id);
+        if (this.applicationUids.has(r.uid))
+          throw new RecordError(`an application with uid ${r.uid} already exists`);
+        this.applications.add(r.id);
+        this.applicationUids.add(r.uid);
         return null;
     }
   }

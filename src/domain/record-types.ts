@@ -16,6 +16,7 @@ export const RECORD_KINDS = [
   'note',
   'event',
   'personal_access_token',
+  'oauth_application',
 ] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
@@ -141,6 +142,22 @@ export interface TokenRecord {
   last_used_at: number | null;
 }
 
+/** An OAuth application, so registered clients keep their App ID and secret across a move. */
+export interface ApplicationRecord {
+  kind: 'oauth_application';
+  id: number;
+  /** The App ID (`client_id`). */
+  uid: string;
+  /** SHA-256 of the App Secret; the secret itself is never in a file. */
+  secret_digest: string;
+  name: string;
+  redirect_uris: string[];
+  scopes: string[];
+  confidential: boolean;
+  owner_id: number;
+  created_at: number | null;
+}
+
 export type DataRecord =
   | UserRecord
   | ProjectRecord
@@ -151,4 +168,5 @@ export type DataRecord =
   | SnippetRecord
   | NoteRecord
   | EventRecord
-  | TokenRecord;
+  | TokenRecord
+  | ApplicationRecord;

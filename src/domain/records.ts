@@ -4,6 +4,7 @@
  * kinds, record-format.ts writes their canonical text, and whether the ids a record points at exist
  * is the ledger's business (record-references.ts).
  */
+import { redirectUriProblem } from './redirect-uri.js';
 import { SCOPES } from './scopes.js';
 import { digest, isPasswordHash } from './secrets.js';
 import { type PushCommit, type PushInput, splitRef } from './push-payload.js';
@@ -235,6 +236,34 @@ const PARSERS: { [K in RecordKind]: (f: RecordFields) => DataRecord } = {
       revoked: f.bool('revoked', false),
       created_at: f.optionalTime('created_at'),
       last_used_at: f.optionalTime('last_used_at'),
+    };
+  },
+  oauth_application: (f) => {
+    const uid = f.string('uid', { max: 255 });
+    if (!/^[A-Za-z0-9_-]+$/.test(uid))
+      throw new RecordError('"uid" must be made of A-Z a-z 0-9 _ -');
+    const secretDigest = f.string('secret_digest', { max: 64 });
+    if (!DIGEST.test(secretDigest)) {
+      throw new RecordError('"secret_digest" must be 64 lowercase hex digits (SHA-256)');
+    }
+    const redirectUris = f.stringList('redirect_uris', { max: 2048 });
+    if (redirectUris.length === 0)
+      throw new RecordError('"redirect_uris" must list at least one URI');
+    for (const uri of redirectUris) {
+      const problem = redirectUriProblem(uri);
+      if (problem) throw new RecordError(`"redirect_uris": ${problem}`);
+    }
+    return {
+      kind: 'oauth_application',
+      id: f.id('id'),
+      uid,
+      secret_digest: secretDigest,
+      name: f.string('name', { max: TITLE_MAX }),
+      redirect_uris: redirectUris,
+      scopes: f.scopes('scopes', SCOPES),
+      confidential: f.bool('confidential', true),
+      owner_id: f.id('owner_id'),
+      created_at: f.optionalTime('created_at'),
     };
   },
 };

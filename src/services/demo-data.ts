@@ -101,6 +101,7 @@ class DemoBuilder {
     note: [],
     event: [],
     personal_access_token: [],
+    oauth_application: [],
   };
   private readonly userIds = new Map<string, number>();
   private readonly projects: ProjectState[] = [];

@@ -110,6 +110,20 @@ export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataR
       last_used_at: t.last_used_at,
     }));
   }
+  for await (const rows of rowsById(db, 'oauth_applications')) {
+    yield rows.map((a) => ({
+      kind: 'oauth_application',
+      id: a.id,
+      uid: a.uid,
+      secret_digest: a.secret_digest,
+      name: a.name,
+      redirect_uris: a.redirect_uris.split('\n').filter(Boolean),
+      scopes: a.scopes.split(' ').filter(Boolean),
+      confidential: a.confidential === 1,
+      owner_id: a.owner_id,
+      created_at: a.created_at,
+    }));
+  }
 }
 
 function eventRecord(e: EventRow, push: PushPayloadRow | undefined): EventRecord {

@@ -298,6 +298,19 @@ export class ImportService {
           last_used_at: r.last_used_at,
           created_at: r.created_at ?? now,
         });
+      case 'oauth_application':
+        return w.add('oauth_applications', {
+          id: r.id,
+          uid: r.uid,
+          secret_digest: r.secret_digest,
+          name: r.name,
+          // Stored one URI per line, as the registration page writes them.
+          redirect_uris: r.redirect_uris.join('\n'),
+          scopes: r.scopes.join(' '),
+          confidential: r.confidential ? 1 : 0,
+          owner_id: r.owner_id,
+          created_at: r.created_at ?? now,
+        });
     }
   }
 }

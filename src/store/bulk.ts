@@ -22,6 +22,7 @@ export const BULK_TABLES = [
   'events',
   'push_event_payloads',
   'personal_access_tokens',
+  'oauth_applications',
 ] as const;
 export type BulkTable = (typeof BULK_TABLES)[number];
 
@@ -100,6 +101,17 @@ const COLUMNS: { [T in BulkTable]: readonly (keyof Database[T] & string)[] } = {
     'expires_at',
     'revoked',
     'last_used_at',
+    'created_at',
+  ],
+  oauth_applications: [
+    'id',
+    'uid',
+    'secret_digest',
+    'name',
+    'redirect_uris',
+    'scopes',
+    'confidential',
+    'owner_id',
     'created_at',
   ],
 };
@@ -295,6 +307,7 @@ export async function existingKeys(db: Kysely<Database>): Promise<ExistingKeys> 
       .select(['id', 'project_id', 'noteable_type', 'noteable_id'])
       .execute(),
     tokens: await db.selectFrom('personal_access_tokens').select(['id', 'token_digest']).execute(),
+    applications: await db.selectFrom('oauth_applications').select(['id', 'uid']).execute(),
   };
 }
 

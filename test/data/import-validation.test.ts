@@ -24,11 +24,15 @@ const event = (extra: Record<string, unknown>) =>
 const push = (p: Record<string, unknown>) =>
   event({ action: 'pushed', push: { ref: 'refs/heads/main', before: 'a'.repeat(40), after: 'b'.repeat(40), commits: [], ...p } });
 
+/** An OAuth application record with some fields replaced. */
+const application = (fields: Record<string, unknown>) =>
+  JSON.stringify({ kind: 'oauth_application', id: 1, uid: 'app-1', secret_digest: 'a'.repeat(64), name: 'CI', redirect_uris: ['https://app.example/cb'], scopes: ['api'], owner_id: 1, ...fields });
+
 /** Bad line (appended as line 9) → the message reported for it. */
 const CASES: [string, string][] = [
   ['{"kind":"user"', 'not valid JSON'],
   ['[1,2]', 'a record must be a JSON object'],
-  ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, snippet, note, event, personal_access_token'],
+  ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, snippet, note, event, personal_access_token, oauth_application'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', colour: 'red' }), 'unknown field "colour" for kind user'],
   [JSON.stringify({ kind: 'user', id: 1, username: 'carol', name: 'C', email: 'c@example.com' }), 'user 1 already exists'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'ALICE', name: 'C', email: 'c@example.com' }), 'username "ALICE" is already taken'],
@@ -61,6 +65,11 @@ const CASES: [string, string][] = [
   [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'glpat-abc', scopes: ['api'] }), 'this token (same digest) already exists'],
   [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'x', scopes: ['sudo'] }), '"scopes" has unknown scope sudo (allowed: api, read_api, read_user)'],
   [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'x', scopes: 'api', expires_at: '2026-13-01' }), '"expires_at" must be a date YYYY-MM-DD'],
+  [application({ secret: 'plain' }), 'unknown field "secret" for kind oauth_application'],
+  [application({ uid: 'a b' }), '"uid" must be made of A-Z a-z 0-9 _ -'],
+  [application({ secret_digest: 'xyz' }), '"secret_digest" must be 64 lowercase hex digits (SHA-256)'],
+  [application({ redirect_uris: [] }), '"redirect_uris" must list at least one URI'],
+  [application({ owner_id: 99 }), 'owner_id 99 is not a known user'],
 ];
 
 for (const dialect of DIALECTS) {

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { digest } from '../../src/domain/secrets.js';
+import { DEMO_PASSWORD } from '../../src/services/demo-catalog.js';
 import { ExportService, ImportService } from '../../src/services/import-export.js';
 import { SeedService } from '../../src/services/seed.js';
 import type { Store } from '../../src/store/store.js';
@@ -88,6 +90,21 @@ for (const [from, to] of PAIRS) {
             // erin is blocked: her token must still round-trip (and answer 403 on both sides).
             tokens.set(name, await f.token(user!.id, ['read_api']));
           }
+          // A registered OAuth client must keep its App ID and secret across the move.
+          const alice = await store.users.byUsername('alice');
+          await store.db
+            .insertInto('oauth_applications')
+            .values({
+              uid: 'round-trip-app',
+              secret_digest: digest('round-trip-secret'),
+              name: 'Round trip',
+              redirect_uris: 'https://app.example/cb\nhttp://127.0.0.1/cb',
+              scopes: 'api read_user',
+              confidential: 1,
+              owner_id: alice!.id,
+              created_at: 0,
+            })
+            .execute();
         },
       });
       file = await exportText(source.store);
@@ -115,6 +132,20 @@ for (const [from, to] of PAIRS) {
       for (let i = 0; i < REQUESTS.length; i++) {
         assert.deepEqual(b[i], a[i], REQUESTS[i]![0]);
       }
+    });
+
+    it('keeps registered OAuth applications: the same client credentials still work', async () => {
+      const res = await fetch(`${copy.url}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('round-trip-app:round-trip-secret').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ grant_type: 'password', username: 'bob', password: DEMO_PASSWORD }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      const body = (await res.json()) as { scope: string };
+      assert.equal(body.scope, 'api read_user');
     });
 
     it('keeps ids and moves sequences past them, so new rows do not collide', async () => {
