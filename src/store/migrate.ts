@@ -31,9 +31,23 @@ export async function migrate(conn: Connection): Promise<MigrationReport> {
     provider,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let outcome = await migrator.migrateToLatest();
+  // Kysely's PostgreSQL introspection reads the catalog of every schema; a schema dropped by
+  // someone else at that instant (parallel test runs do this) fails it with 3F000. Nothing was
+  // applied then (the migrator checks before it locks), so trying again is safe.
+  for (let attempt = 1; attempt < 4 && isVanishedSchema(outcome.error); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    outcome = await migrator.migrateToLatest();
+  }
+  const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return {
     applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
   };
+}
+
+function isVanishedSchema(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '3F000'
+  );
 }
