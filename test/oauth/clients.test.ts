@@ -40,19 +40,25 @@ describe('oauth4webapi 3.8.8 against pulsegate', () => {
     return { callback: new URL(reply.headers.get('location')!), verifier, state };
   };
 
-  it('code + PKCE, refresh, API call, revocation', async () => {
-    const auth = oauth.ClientSecretBasic(world.app.secret);
+  /** Authorizes, checks the response, and returns the code grant to send (again, if asked). */
+  const codeGrant = async (auth: oauth.ClientAuth) => {
     const { callback, verifier, state } = await authorize();
     const params = oauth.validateAuthResponse(as, oauthClient, callback, state);
-    const res = await oauth.authorizationCodeGrantRequest(
-      as,
-      oauthClient,
-      auth,
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    );
+    return () =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        oauthClient,
+        auth,
+        params,
+        REDIRECT,
+        verifier,
+        insecure,
+      );
+  };
+
+  it('code + PKCE, refresh, API call, revocation', async () => {
+    const auth = oauth.ClientSecretBasic(world.app.secret);
+    const res = await (await codeGrant(auth))();
     const tokens = await oauth.processAuthorizationCodeResponse(as, oauthClient, res);
     assert.equal(tokens.token_type, 'bearer');
     assert.equal(tokens.expires_in, 7200);
@@ -99,27 +105,10 @@ describe('oauth4webapi 3.8.8 against pulsegate', () => {
 
   it('client_secret_post works too, and a replayed code surfaces as ResponseBodyError invalid_grant (D10)', async () => {
     const auth = oauth.ClientSecretPost(world.app.secret);
-    const { callback, verifier, state } = await authorize();
-    const params = oauth.validateAuthResponse(as, oauthClient, callback, state);
-    const first = await oauth.authorizationCodeGrantRequest(
-      as,
-      oauthClient,
-      auth,
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    );
+    const send = await codeGrant(auth);
+    const first = await send();
     await oauth.processAuthorizationCodeResponse(as, oauthClient, first);
-    const second = await oauth.authorizationCodeGrantRequest(
-      as,
-      oauthClient,
-      auth,
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    );
+    const second = await send();
     await assert.rejects(
       oauth.processAuthorizationCodeResponse(as, oauthClient, second),
       (error: unknown) => {
