@@ -9,6 +9,11 @@ export interface Viewer {
   admin: boolean;
 }
 
+/** The viewer a signed-in user or a token's owner is. */
+export function viewerOf(user: { id: number; admin: number }): Viewer {
+  return { userId: user.id, admin: user.admin === 1 };
+}
+
 /** Confidential issues (and notes on them) need Reporter, unless the viewer wrote the issue. */
 export const CONFIDENTIAL_MIN_ACCESS = ACCESS_LEVELS.reporter;
 /** Code (push events) of a private project needs Reporter: guests cannot download code. */

@@ -13,7 +13,7 @@ import {
 } from '../domain/errors.js';
 import { requireScope, type Scope } from '../domain/scopes.js';
 import { digest } from '../domain/secrets.js';
-import type { Viewer } from '../domain/visibility.js';
+import { type Viewer, viewerOf } from '../domain/visibility.js';
 import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
@@ -134,7 +134,7 @@ class PersonalAccessTokenResolver implements TokenResolver {
     if (known && known.user === user) return { principal: known };
     const principal: Principal = {
       user,
-      viewer: { userId: user.id, admin: user.admin === 1 },
+      viewer: viewerOf(user),
       scopes: row.scopes.split(' ').filter(Boolean),
       kind: 'personal_access_token',
       tokenId: row.id,

@@ -3,6 +3,7 @@
  * grant with immediate rotation and family-wide revocation on replay, revocation (RFC 7009),
  * introspection (RFC 7662), GitLab's token info, and the API resolver.
  */
+import { viewerOf } from '../domain/visibility.js';
 import { InvalidTokenError, TOKEN_EXPIRED, TOKEN_REVOKED } from '../domain/errors.js';
 import {
   ACCESS_TOKEN_PREFIX,
@@ -276,7 +277,7 @@ class OAuthTokenResolver implements TokenResolver {
     return {
       principal: {
         user,
-        viewer: { userId: user.id, admin: user.admin === 1 },
+        viewer: viewerOf(user),
         scopes: row.scopes.split(' ').filter(Boolean),
         kind: 'oauth_access_token',
         tokenId: row.id,

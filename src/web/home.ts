@@ -2,6 +2,7 @@
  * `/`: the front door. Signed out, it says what pulsegate is and where to go; signed in, it shows
  * the user's latest activity through the same activity service the APIs use.
  */
+import { viewerOf } from '../domain/visibility.js';
 import type { FastifyInstance } from 'fastify';
 import type { EventView } from '../services/activity.js';
 import type { Services } from '../services/container.js';
@@ -63,7 +64,7 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
       );
     }
     const ctx = pageContext(services, session, user);
-    const viewer = { userId: user.id, admin: user.admin === 1 };
+    const viewer = viewerOf(user);
     const feed = await services.activity.listPage({ kind: 'viewer' }, { sort: 'desc' }, viewer, {
       page: 1,
       perPage: FEED_SIZE,
