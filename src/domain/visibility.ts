@@ -10,8 +10,8 @@ export interface Viewer {
 }
 
 /** The viewer a signed-in user or a token's owner is. */
-export function viewerOf(user: { id: number; admin: number }): Viewer {
-  return { userId: user.id, admin: user.admin === 1 };
+export function viewerOf(user: { id: number; admin: boolean }): Viewer {
+  return { userId: user.id, admin: user.admin };
 }
 
 /** Confidential issues (and notes on them) need Reporter, unless the viewer wrote the issue. */

@@ -1,10 +1,10 @@
 /**
- * Event connections over the activity service's keyset windows: a cursor is an event id, so any
- * page costs what the first one costs. Filters become the domain's `EventFilter` through the same
- * day-bound rule REST uses.
+ * Event connections over a listing's keyset windows: a cursor is an event id, so any page costs
+ * what the first one costs. Filters become the domain's `EventFilter` through the same day-bound
+ * rule REST uses.
  */
 import { dayBounds, type EventFilter } from '../domain/filters.js';
-import type { EventQuery } from '../store/events.js';
+import type { EventListing } from '../services/activity.js';
 import type { GraphQLContext } from './context.js';
 import { encodeCursor } from './ids.js';
 import { pageWindow, type RawPageArgs } from './pagination.js';
@@ -20,38 +20,26 @@ export function toEventFilter(input: EventFilterInput | null | undefined): Event
   return filter;
 }
 
-/** One page of a listing; `q` null means empty by rule (e.g. a private profile). */
+/** One page of a listing. */
 export async function eventConnection(
   ctx: GraphQLContext,
-  q: EventQuery | null,
+  listing: EventListing,
   args: RawPageArgs,
 ): Promise<EventConnectionType> {
   const window = pageWindow(args);
-  if (!q) {
-    return {
-      edges: [],
-      nodes: [],
-      pageInfo: { startCursor: null, endCursor: null, hasNext: false, hasPrevious: false },
-      query: null,
-    };
-  }
-  const { activity } = ctx.services;
-  const { windows } = ctx;
-  const asc = q.filter.sort === 'asc';
+  const asc = listing.sort === 'asc';
   const bounds = {
     ...(window.afterId !== undefined ? { afterId: window.afterId } : {}),
     ...(window.beforeId !== undefined ? { beforeId: window.beforeId } : {}),
   };
   const forward = window.direction === 'forward';
-  let views = await windows.list(q, { ...bounds, limit: window.size + 1, reverse: !forward });
+  let views = await listing.window({ ...bounds, limit: window.size + 1, reverse: !forward });
   const more = views.length > window.size;
   if (more) views = forward ? views.slice(0, window.size) : views.slice(views.length - window.size);
 
   // Whether anything lies on the other side of a cursor: asked only if a client reads it.
-  const existsAtOrBefore = (id: number) => async () =>
-    (await activity.listWindow(q, { beforeId: asc ? id + 1 : id - 1, limit: 1 })).length > 0;
-  const existsAtOrAfter = (id: number) => async () =>
-    (await activity.listWindow(q, { afterId: asc ? id - 1 : id + 1, limit: 1 })).length > 0;
+  const existsAtOrBefore = (id: number) => () => listing.any({ beforeId: asc ? id + 1 : id - 1 });
+  const existsAtOrAfter = (id: number) => () => listing.any({ afterId: asc ? id - 1 : id + 1 });
 
   const nodes = views.map((view) => ctx.present.event(view));
   const edges = nodes.map((node) => ({ cursor: encodeCursor(node.databaseId), node }));
@@ -72,6 +60,6 @@ export async function eventConnection(
           : false
         : more,
     },
-    query: q,
+    listing,
   };
 }

@@ -5,7 +5,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity.js';
-import { EventWindows } from '../services/event-windows.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
@@ -28,13 +27,7 @@ export function graphqlApi(services: Services) {
     const schema = await graphqlSchema();
     const gate = new Gate(schema, services);
     const eventModels = new WeakMap<EventView, EventType>();
-    const windows = new EventWindows(
-      services.activity,
-      () => services.store.dataVersion(),
-      services.clock,
-      config.pageCache,
-    );
-    const results = new ResultCache(() => services.store.dataVersion(), config.pageCache);
+    const results = new ResultCache(() => services.activity.dataVersion(), config.pageCache);
     const execute: Executor =
       config.graphqlEngine === 'apollo'
         ? // Engines load on demand: only the selected one's code is in memory.
@@ -77,13 +70,7 @@ export function graphqlApi(services: Services) {
             const ticket = results.admit(prepared);
             const hit = ticket && results.get(ticket);
             if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
-            const context = createContext(
-              services,
-              prepared.principal,
-              request.log,
-              windows,
-              eventModels,
-            );
+            const context = createContext(services, prepared.principal, request.log, eventModels);
             const outcome = await execute(request, prepared, context);
             reply.code(outcome.status).header('content-type', outcome.contentType);
             if (!ticket || outcome.failed || outcome.status !== 200)

@@ -1,5 +1,5 @@
 /**
- * Rows and service views → GraphQL models (plain objects tagged with `__typename`, so every field
+ * Service views → GraphQL models (plain objects tagged with `__typename`, so every field
  * is a plain property: cheap to resolve, and compiled well by Mercurius' JIT). One presenter per
  * request memoizes users and projects, which recur on every page.
  */
@@ -10,17 +10,17 @@ import {
   repositorySshUrl,
   userWebUrl,
 } from '../domain/links.js';
-import { BLANK_SHA, type Visibility } from '../domain/vocabulary.js';
-import type { EventView, NoteView, PushView } from '../services/activity.js';
+import { BLANK_SHA } from '../domain/vocabulary.js';
+import type { EventView, PushView } from '../services/activity.js';
 import type {
-  IssueRow,
-  MergeRequestRow,
-  MilestoneRow,
-  NoteRow,
-  ProjectRow,
-  SnippetRow,
-  UserRow,
-} from '../store/schema.js';
+  IssueView,
+  MergeRequestView,
+  MilestoneView,
+  NoteView,
+  ProjectView,
+  SnippetView,
+  UserView,
+} from '../services/views.js';
 import { toGlobalId } from './ids.js';
 import type {
   IssueType,
@@ -43,7 +43,7 @@ export class Presenter {
     private readonly events: WeakMap<EventView, EventType> = new WeakMap(),
   ) {}
 
-  user(row: UserRow): UserType {
+  user(row: UserView): UserType {
     let user = this.users.get(row.id);
     if (!user) {
       user = {
@@ -61,11 +61,11 @@ export class Presenter {
     return user;
   }
 
-  maybeUser(row: UserRow | null | undefined): UserType | null {
+  maybeUser(row: UserView | null | undefined): UserType | null {
     return row ? this.user(row) : null;
   }
 
-  project(row: ProjectRow): ProjectType {
+  project(row: ProjectView): ProjectType {
     let project = this.projects.get(row.id);
     if (!project) {
       project = {
@@ -74,11 +74,11 @@ export class Presenter {
         databaseId: row.id,
         name: row.name,
         path: row.path,
-        fullPath: row.full_path,
+        fullPath: row.fullPath,
         description: row.description,
-        visibility: row.visibility as Visibility,
+        visibility: row.visibility,
         webUrl: projectWebUrl(this.externalUrl, row),
-        createdAt: row.created_at,
+        createdAt: row.createdAt,
       };
       this.projects.set(row.id, project);
     }
@@ -114,28 +114,24 @@ export class Presenter {
       targetTitle: view.targetTitle,
       author: this.maybeUser(view.author),
       project: this.project(view.project),
-      payload: view.note ? this.noteView(view.note) : view.push ? this.push(view, view.push) : null,
+      payload: view.note ? this.note(view.note) : view.push ? this.push(view, view.push) : null,
     };
   }
 
-  noteView(note: NoteView): NoteType {
-    return this.note(note.row, note.author, note.noteableIid);
-  }
-
-  note(row: NoteRow, author: UserRow | null, noteableIid: number | null): NoteType {
+  note(note: NoteView): NoteType {
     return {
       __typename: 'Note',
-      databaseId: row.id,
-      body: row.body,
-      system: row.system === 1,
-      attachment: row.attachment,
-      noteableType: row.noteable_type,
-      noteableId: row.noteable_id,
-      noteableIid,
-      projectId: row.project_id,
-      author: this.maybeUser(author),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
+      databaseId: note.id,
+      body: note.body,
+      system: note.system,
+      attachment: note.attachment,
+      noteableType: note.noteableType,
+      noteableId: note.noteableId,
+      noteableIid: note.noteableIid,
+      projectId: note.projectId,
+      author: this.maybeUser(note.author),
+      createdAt: note.createdAt,
+      updatedAt: note.updatedAt,
     };
   }
 
@@ -163,52 +159,52 @@ export class Presenter {
     };
   }
 
-  issue(row: IssueRow, author: UserRow | null): IssueType {
+  issue(issue: IssueView, author: UserView | null): IssueType {
     return {
       __typename: 'Issue',
-      databaseId: row.id,
-      iid: row.iid,
-      title: row.title,
-      state: row.state,
-      confidential: row.confidential === 1,
-      projectId: row.project_id,
+      databaseId: issue.id,
+      iid: issue.iid,
+      title: issue.title,
+      state: issue.state,
+      confidential: issue.confidential,
+      projectId: issue.projectId,
       author: this.maybeUser(author),
-      createdAt: row.created_at,
+      createdAt: issue.createdAt,
     };
   }
 
-  mergeRequest(row: MergeRequestRow, author: UserRow | null): MergeRequestType {
+  mergeRequest(mr: MergeRequestView, author: UserView | null): MergeRequestType {
     return {
       __typename: 'MergeRequest',
-      databaseId: row.id,
-      iid: row.iid,
-      title: row.title,
-      state: row.state,
-      projectId: row.project_id,
+      databaseId: mr.id,
+      iid: mr.iid,
+      title: mr.title,
+      state: mr.state,
+      projectId: mr.projectId,
       author: this.maybeUser(author),
-      createdAt: row.created_at,
+      createdAt: mr.createdAt,
     };
   }
 
-  milestone(row: MilestoneRow): MilestoneType {
+  milestone(milestone: MilestoneView): MilestoneType {
     return {
       __typename: 'Milestone',
-      databaseId: row.id,
-      iid: row.iid,
-      title: row.title,
-      projectId: row.project_id,
-      createdAt: row.created_at,
+      databaseId: milestone.id,
+      iid: milestone.iid,
+      title: milestone.title,
+      projectId: milestone.projectId,
+      createdAt: milestone.createdAt,
     };
   }
 
-  snippet(row: SnippetRow, author: UserRow | null): SnippetType {
+  snippet(snippet: SnippetView, author: UserView | null): SnippetType {
     return {
       __typename: 'Snippet',
-      databaseId: row.id,
-      title: row.title,
-      projectId: row.project_id,
+      databaseId: snippet.id,
+      title: snippet.title,
+      projectId: snippet.projectId,
       author: this.maybeUser(author),
-      createdAt: row.created_at,
+      createdAt: snippet.createdAt,
     };
   }
 }

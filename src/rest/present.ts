@@ -1,5 +1,6 @@
 /** GitLab's REST entities (lib/api/entities): the JSON shapes, key order included. */
-import type { EventView, NoteView, PushView } from '../services/activity.js';
+import type { EventView, PushView } from '../services/activity.js';
+import type { NoteView, UserView } from '../services/views.js';
 import {
   avatarUrl,
   projectWebUrl,
@@ -8,7 +9,6 @@ import {
   userWebUrl,
 } from '../domain/links.js';
 import { BLANK_SHA } from '../domain/vocabulary.js';
-import type { UserRow } from '../store/schema.js';
 
 export { avatarUrl, projectWebUrl, userWebUrl };
 
@@ -16,7 +16,7 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export function presentUserBasic(user: UserRow, externalUrl: string) {
+export function presentUserBasic(user: UserView, externalUrl: string) {
   return {
     id: user.id,
     username: user.username,
@@ -29,10 +29,10 @@ export function presentUserBasic(user: UserRow, externalUrl: string) {
 }
 
 /** `GET /user`: UserPublic (what a token's owner sees about themselves). */
-export function presentCurrentUser(user: UserRow, externalUrl: string) {
+export function presentCurrentUser(user: UserView, externalUrl: string) {
   return {
     ...presentUserBasic(user, externalUrl),
-    created_at: iso(user.created_at),
+    created_at: iso(user.createdAt),
     bio: '',
     location: '',
     public_email: null,
@@ -47,7 +47,7 @@ export function presentCurrentUser(user: UserRow, externalUrl: string) {
     work_information: null,
     local_time: null,
     last_sign_in_at: null,
-    confirmed_at: iso(user.created_at),
+    confirmed_at: iso(user.createdAt),
     last_activity_on: null,
     email: user.email,
     theme_id: 1,
@@ -57,28 +57,27 @@ export function presentCurrentUser(user: UserRow, externalUrl: string) {
     identities: [],
     can_create_group: true,
     can_create_project: true,
-    two_factor_enabled: user.two_factor_enabled === 1,
+    two_factor_enabled: user.twoFactorEnabled,
     external: false,
-    private_profile: user.private_profile === 1,
+    private_profile: user.privateProfile,
     commit_email: user.email,
-    is_admin: user.admin === 1,
+    is_admin: user.admin,
   };
 }
 
 function presentNote(note: NoteView, externalUrl: string) {
-  const n = note.row;
   return {
-    id: n.id,
+    id: note.id,
     type: null,
-    body: n.body,
-    attachment: n.attachment,
+    body: note.body,
+    attachment: note.attachment,
     author: note.author ? presentUserBasic(note.author, externalUrl) : null,
-    created_at: iso(n.created_at),
-    updated_at: iso(n.updated_at),
-    system: n.system === 1,
-    noteable_id: n.noteable_id,
-    noteable_type: n.noteable_type,
-    project_id: n.project_id,
+    created_at: iso(note.createdAt),
+    updated_at: iso(note.updatedAt),
+    system: note.system,
+    noteable_id: note.noteableId,
+    noteable_type: note.noteableType,
+    project_id: note.projectId,
     resolvable: false,
     confidential: false,
     internal: false,

@@ -1,20 +1,26 @@
 /**
  * The activity service: finds the source (user, project, viewer), applies filter and visibility
  * through the store, pages, and hydrates events into face-neutral views. REST and GraphQL both
- * call it; neither holds a rule of its own.
+ * call it; neither holds a rule of its own. REST asks for offset pages here; GraphQL (and anything
+ * that resolves a graph per request) works through a per-request `ActivityReader`.
  */
 import { NotFoundError } from '../domain/errors.js';
 import type { EventFilter } from '../domain/filters.js';
 import { MAX_COUNT, reportedTotal } from '../domain/pagination.js';
 import { canReadProject, canReadUserProfile, type Viewer } from '../domain/visibility.js';
-import type { EventQuery, EventSource } from '../store/events.js';
-import type { EventRow, ProjectRow, UserRow } from '../store/schema.js';
+import type { EventQuery } from '../store/events.js';
+import type { ProjectRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { ActivityReader } from './activity-reader.js';
 import type { Clock } from './clock.js';
+import { EventListing, type ListingContext, listingKey } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
 import { CHECKPOINT, ListingCache, rememberPage } from './listing-cache.js';
+import { type ProjectView, type UserView, projectView, userView } from './views.js';
 
-export type { Commit, EventView, NoteView, PushView } from './event-views.js';
+export type { Commit, EventView, PushView } from './event-views.js';
+export type { EventListing, KeysetWindow } from './event-listing.js';
+export type { ActivityReader, EventTarget } from './activity-reader.js';
 
 /** What to list: the viewer's own events, a user's, or a project's. */
 export type ActivitySource =
@@ -29,8 +35,9 @@ export interface OffsetListing {
   hasNext: boolean;
 }
 
+/** A project found readable by a viewer, with the viewer's access level in it. */
 export interface ResolvedProject {
-  project: ProjectRow;
+  project: ProjectView;
   accessLevel: number | null;
 }
 
@@ -38,18 +45,42 @@ const NUMERIC_ID = /^\d+$/;
 const SIGNED_NUMERIC_ID = /^-?\d+$/;
 
 export class ActivityService {
-  private readonly cache: ListingCache;
+  private readonly listings: ListingContext;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     options: { pageCache?: boolean } = {},
   ) {
-    this.cache = new ListingCache(() => store.dataVersion(), options.pageCache ?? true);
+    const version = () => store.dataVersion();
+    const pageCache = options.pageCache ?? true;
+    this.listings = {
+      store,
+      clock,
+      counts: new ListingCache(version, pageCache),
+      windows: new ListingCache(version, pageCache),
+    };
+  }
+
+  /**
+   * Changes whenever any process commits to the database; null where that cannot be observed
+   * (PostgreSQL). Faces key whole-response caches on it.
+   */
+  dataVersion(): number | null {
+    return this.store.dataVersion();
+  }
+
+  /** A reader for one request: batched lookups and resolved sources, for this viewer only. */
+  reader(viewer: Viewer | null, self: UserView | null = null): ActivityReader {
+    return new ActivityReader(this, this.store, viewer, self);
   }
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
-  async findUser(idOrUsername: string): Promise<UserRow> {
+  async findUser(idOrUsername: string): Promise<UserView> {
+    return userView(await this.findUserRow(idOrUsername));
+  }
+
+  private async findUserRow(idOrUsername: string): Promise<UserRow> {
     const user = NUMERIC_ID.test(idOrUsername)
       ? Number.isSafeInteger(Number(idOrUsername))
         ? await this.store.users.byId(Number(idOrUsername))
@@ -74,55 +105,81 @@ export class ActivityService {
       : null;
     if (!canReadProject(project.visibility as never, viewer, accessLevel))
       throw new NotFoundError('Project');
-    return { project, accessLevel };
+    return { project: projectView(project), accessLevel };
   }
 
-  /**
-   * Resolves a source to a store query, or to null when the answer is an empty list (a private or
-   * blocked profile answers `[]`, not 404, as GitLab does).
-   */
-  async query(
-    source: ActivitySource,
-    filter: EventFilter,
-    viewer: Viewer | null,
-  ): Promise<EventQuery | null> {
-    if (source.kind === 'user') {
-      return this.userQuery(await this.findUser(source.idOrUsername), filter, viewer);
-    }
-    if (source.kind === 'project') {
-      return this.projectQuery(await this.findProject(source.idOrPath, viewer), filter, viewer);
-    }
-    if (!viewer) throw new Error('viewer source needs an authenticated viewer');
-    const storeSource: EventSource =
-      source.scope === 'all'
-        ? { kind: 'memberships', userId: viewer.userId }
-        : { kind: 'author', userId: viewer.userId };
-    return { source: storeSource, filter, viewer };
+  /** The viewer's own events, or with scope `all` every event in the viewer's projects. */
+  viewerListing(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
+    return this.listing({
+      source:
+        scope === 'all'
+          ? { kind: 'memberships', userId: viewer.userId }
+          : { kind: 'author', userId: viewer.userId },
+      filter,
+      viewer,
+    });
   }
 
-  /**
-   * A user's events when the caller already holds the user row (GraphQL's `user { events }`):
-   * the same rule as `query`, without looking the user up again.
-   */
-  userQuery(user: UserRow, filter: EventFilter, viewer: Viewer | null): EventQuery | null {
-    const profile = { id: user.id, state: user.state, privateProfile: user.private_profile === 1 };
-    if (!canReadUserProfile(profile, viewer)) return null;
-    return { source: { kind: 'author', userId: user.id }, filter, viewer };
+  /** A user's events; empty by rule for a profile the viewer may not read. */
+  userListing(user: UserView, filter: EventFilter, viewer: Viewer | null): EventListing {
+    if (!canReadUserProfile(user, viewer)) return EventListing.EMPTY;
+    return this.listing({ source: { kind: 'author', userId: user.id }, filter, viewer });
   }
 
-  /**
-   * A project's events when the caller already resolved the project for this viewer with
-   * `findProject` (GraphQL's `project { events }`): no second lookup.
-   */
-  projectQuery(resolved: ResolvedProject, filter: EventFilter, viewer: Viewer | null): EventQuery {
+  /** A project's events, for a project `findProject` resolved for this viewer. */
+  projectListing(resolved: ResolvedProject, filter: EventFilter, viewer: Viewer | null) {
     const { project, accessLevel } = resolved;
-    return {
+    return this.listing({
       source: {
         kind: 'project',
         projectId: project.id,
         visibility: project.visibility,
         accessLevel,
       },
+      filter,
+      viewer,
+    });
+  }
+
+  private listing(q: EventQuery): EventListing {
+    return new EventListing(this.listings, q);
+  }
+
+  /** The store query behind a source, or null when the answer is empty by rule. */
+  private async query(
+    source: ActivitySource,
+    filter: EventFilter,
+    viewer: Viewer | null,
+  ): Promise<EventQuery | null> {
+    if (source.kind === 'user') {
+      const user = await this.findUserRow(source.idOrUsername);
+      const profile = {
+        id: user.id,
+        state: user.state,
+        privateProfile: user.private_profile === 1,
+      };
+      if (!canReadUserProfile(profile, viewer)) return null;
+      return { source: { kind: 'author', userId: user.id }, filter, viewer };
+    }
+    if (source.kind === 'project') {
+      const { project, accessLevel } = await this.findProject(source.idOrPath, viewer);
+      return {
+        source: {
+          kind: 'project',
+          projectId: project.id,
+          visibility: project.visibility,
+          accessLevel,
+        },
+        filter,
+        viewer,
+      };
+    }
+    if (!viewer) throw new Error('viewer source needs an authenticated viewer');
+    return {
+      source:
+        source.scope === 'all'
+          ? { kind: 'memberships', userId: viewer.userId }
+          : { kind: 'author', userId: viewer.userId },
       filter,
       viewer,
     };
@@ -137,8 +194,7 @@ export class ActivityService {
   ): Promise<OffsetListing> {
     const q = await this.query(source, filter, viewer);
     if (!q) return { events: [], total: 0, hasNext: false };
-    const now = this.clock.now();
-    const entry = this.cache.entry<OffsetListing>(cacheKey(q), now);
+    const entry = this.listings.counts.entry<OffsetListing>(listingKey(q), this.clock.now());
     const offset = (page.page - 1) * page.perPage;
     const pageKey = `${offset}:${page.perPage}`;
     const cached = entry.pages?.get(pageKey);
@@ -157,24 +213,10 @@ export class ActivityService {
             fromId,
           );
     const hasNext = rows.length > page.perPage;
-    const listing = { events: await this.hydrate(rows.slice(0, page.perPage)), total, hasNext };
+    const events = await hydrateEvents(this.store, rows.slice(0, page.perPage));
+    const listing = { events, total, hasNext };
     rememberPage(entry, pageKey, listing);
     return listing;
-  }
-
-  /** Keyset pagination as GraphQL serves it (cursor = event id). */
-  async listWindow(
-    q: EventQuery,
-    window: { afterId?: number; beforeId?: number; limit: number; reverse?: boolean },
-  ): Promise<EventRow[]> {
-    return this.store.events.list(q, { kind: 'keyset', ...window });
-  }
-
-  /** The capped count of a query (null above the cap), cached like REST's. */
-  async total(q: EventQuery): Promise<number | null> {
-    const entry = this.cache.entry(cacheKey(q), this.clock.now());
-    if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
-    return reportedTotal(entry.count);
   }
 
   /**
@@ -199,22 +241,24 @@ export class ActivityService {
     return { fromId, skip: offset - target * CHECKPOINT };
   }
 
-  /** Batch-loads everything the events' views need (see event-views.ts). */
-  hydrate(rows: readonly EventRow[]): Promise<EventView[]> {
-    return hydrateEvents(this.store, rows);
+  /**
+   * One event by id, under exactly the rules of a listing (project visibility, confidential
+   * issues, code access): the event is looked up through its project's listing, so there is no
+   * second copy of those rules.
+   */
+  async findEvent(id: number, viewer: Viewer | null): Promise<EventView | null> {
+    const [row] = await this.store.events.byIds([id]);
+    if (!row) return null;
+    let resolved: ResolvedProject;
+    try {
+      resolved = await this.findProject(String(row.project_id), viewer);
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+    const listing = this.projectListing(resolved, { sort: 'desc' }, viewer);
+    // Newest-first window starting just above the id: the first row is the event iff visible.
+    const [found] = await listing.window({ afterId: id + 1, limit: 1 });
+    return found && found.id === id ? found : null;
   }
-}
-
-/** Everything that changes a listing's rows, as a stable key. */
-function cacheKey(q: EventQuery): string {
-  const f = q.filter;
-  return [
-    JSON.stringify(q.source),
-    q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}` : '-',
-    f.action ?? '',
-    f.targetType ?? '',
-    f.createdBefore ?? '',
-    f.createdFrom ?? '',
-    f.sort,
-  ].join('|');
 }

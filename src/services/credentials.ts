@@ -14,9 +14,10 @@ import {
 import { requireScope, type Scope } from '../domain/scopes.js';
 import { digest } from '../domain/secrets.js';
 import { type Viewer, viewerOf } from '../domain/visibility.js';
-import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
+import type { PersonalAccessTokenRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import { type UserView, userView } from './views.js';
 
 export interface PresentedCredentials {
   /** `PRIVATE-TOKEN` header. */
@@ -32,7 +33,7 @@ export interface PresentedCredentials {
 export type PrincipalKind = 'personal_access_token' | 'oauth_access_token';
 
 export interface Principal {
-  user: UserRow;
+  user: UserView;
   viewer: Viewer;
   scopes: readonly string[];
   kind: PrincipalKind;
@@ -123,8 +124,9 @@ class PersonalAccessTokenResolver implements TokenResolver {
     const expiry = expiryInstant(row.expires_at);
     if (expiry !== null && now >= expiry) return { error: new InvalidTokenError(TOKEN_EXPIRED) };
     if (row.revoked) return { error: new InvalidTokenError(TOKEN_REVOKED) };
-    const user = await this.store.users.byId(row.user_id);
-    if (!user) return null;
+    const userRow = await this.store.users.byId(row.user_id);
+    if (!userRow) return null;
+    const user = userView(userRow);
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {
       // GitLab also writes last_used_at at most every 10 minutes: no write on the hot path.
       await this.store.tokens.touch(row.id, now);

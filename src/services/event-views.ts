@@ -9,8 +9,16 @@ import {
   actionFromCode,
   actionName,
 } from '../domain/vocabulary.js';
-import type { EventRow, NoteRow, ProjectRow, PushPayloadRow, UserRow } from '../store/schema.js';
+import type { EventRow, PushPayloadRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import {
+  type NoteView,
+  type ProjectView,
+  type UserView,
+  noteView,
+  projectView,
+  userView,
+} from './views.js';
 
 export interface Commit {
   id: string;
@@ -35,7 +43,7 @@ export interface PushView {
 export interface EventView {
   id: number;
   projectId: number;
-  project: ProjectRow;
+  project: ProjectView;
   action: Action;
   actionName: string;
   targetType: string | null;
@@ -43,16 +51,10 @@ export interface EventView {
   targetIid: number | null;
   targetTitle: string | null;
   authorId: number;
-  author: UserRow | null;
+  author: UserView | null;
   createdAt: number;
   note: NoteView | null;
   push: PushView | null;
-}
-
-export interface NoteView {
-  row: NoteRow;
-  author: UserRow | null;
-  noteableIid: number | null;
 }
 
 /** Batch-loads everything an event view needs: one query per kind of thing, not per event. */
@@ -102,6 +104,7 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
 
   return rows.map((row) => {
     const action = actionFromCode(row.action);
+    const author = userMap.get(row.author_id);
     const push = payloadMap.get(row.id);
     const pushView = push ? toPushView(push) : null;
     let targetIid: number | null = row.target_id;
@@ -143,11 +146,8 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
                 : n.noteable_type === 'MergeRequest'
                   ? mrMap.get(n.noteable_id)
                   : undefined;
-            note = {
-              row: n,
-              author: userMap.get(n.author_id) ?? null,
-              noteableIid: noteable?.iid ?? null,
-            };
+            const noteAuthor = userMap.get(n.author_id);
+            note = noteView(n, noteAuthor ? userView(noteAuthor) : null, noteable?.iid ?? null);
           }
           break;
         }
@@ -158,7 +158,7 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
     return {
       id: row.id,
       projectId: row.project_id,
-      project: projectMap.get(row.project_id)!,
+      project: projectView(projectMap.get(row.project_id)!),
       action,
       actionName: actionName(action, row.target_type, pushView?.action ?? null),
       targetType: row.target_type,
@@ -166,7 +166,7 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
       targetIid: row.target_id === null ? null : targetIid,
       targetTitle,
       authorId: row.author_id,
-      author: userMap.get(row.author_id) ?? null,
+      author: author ? userView(author) : null,
       createdAt: row.created_at,
       note,
       push: pushView,

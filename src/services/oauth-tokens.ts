@@ -19,6 +19,7 @@ import type { NewToken, OAuthStore, TokenWithUser } from '../store/oauth.js';
 import type { OAuthApplicationRow, OAuthTokenRow } from '../store/schema.js';
 import type { Clock } from './clock.js';
 import type { Resolution, TokenResolver } from './credentials.js';
+import { userView } from './views.js';
 
 /** RFC 6749 §5.1 as GitLab sends it (`created_at` in integer seconds). */
 export interface TokenResponse {
@@ -269,7 +270,8 @@ class OAuthTokenResolver implements TokenResolver {
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
     const found = await this.lookup(digest(token));
     if (!found) return null;
-    const { token: row, user } = found;
+    const { token: row } = found;
+    const user = userView(found.user);
     if (now >= row.created_at + row.expires_in * 1000) {
       return { error: new InvalidTokenError(TOKEN_EXPIRED) };
     }

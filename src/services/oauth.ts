@@ -5,10 +5,7 @@
 import type { Config } from '../config.js';
 import { OAuthError, missingParameter, resolveScopes } from '../domain/oauth.js';
 import { type Scope, SCOPES } from '../domain/scopes.js';
-import { ApplicationStore } from '../store/applications.js';
-import { OAuthStore } from '../store/oauth.js';
 import type { OAuthApplicationRow } from '../store/schema.js';
-import { SessionStore } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { AccountService } from './accounts.js';
 import type { Clock } from './clock.js';
@@ -17,7 +14,6 @@ import { AuthorizationService } from './oauth-authorization.js';
 import { ApplicationService, type ClientCredentials, applicationScopes } from './oauth-clients.js';
 import { OAuthTokenService, type TokenResponse } from './oauth-tokens.js';
 import { SessionService } from './sessions.js';
-import { ThrottleStore } from '../store/throttle.js';
 import { ThrottleService } from './throttle.js';
 import { TwoFactorService } from './two-factor.js';
 
@@ -139,16 +135,10 @@ export function createOAuthServices(
   clock: Clock,
   credentials: CredentialService,
 ): OAuthServices {
-  const oauthStore = new OAuthStore(store.db);
-  const throttle = new ThrottleService(new ThrottleStore(store.db), clock);
-  const applications = new ApplicationService(
-    new ApplicationStore(store.db),
-    oauthStore,
-    clock,
-    throttle,
-  );
-  const tokens = new OAuthTokenService(oauthStore, clock);
-  const authorization = new AuthorizationService(applications, tokens, oauthStore, clock);
+  const throttle = new ThrottleService(store.throttle, clock);
+  const applications = new ApplicationService(store.applications, store.oauth, clock, throttle);
+  const tokens = new OAuthTokenService(store.oauth, clock);
+  const authorization = new AuthorizationService(applications, tokens, store.oauth, clock);
   const accounts = new AccountService(store, clock, throttle);
   credentials.addResolver(tokens.resolver(() => store.dataVersion()));
   return {
@@ -157,7 +147,7 @@ export function createOAuthServices(
     authorization,
     tokens,
     accounts,
-    sessions: new SessionService(new SessionStore(store.db), clock),
+    sessions: new SessionService(store.sessions, clock),
     twoFactor: new TwoFactorService(store, clock),
     throttle,
   };

@@ -1,10 +1,17 @@
-/** The store: one connection and the per-concept stores built on it. */
+/**
+ * The store: one connection and every per-concept store built on it. Services receive this one
+ * object; nothing else builds a store, and every transaction starts here.
+ */
 import { sql } from 'kysely';
+import { ApplicationStore } from './applications.js';
 import { ContentStore } from './content.js';
 import { type Connection, openDatabase } from './database.js';
 import { EventStore } from './events.js';
 import { migrate } from './migrate.js';
+import { OAuthStore } from './oauth.js';
 import { ProjectStore } from './projects.js';
+import { SessionStore } from './sessions.js';
+import { ThrottleStore } from './throttle.js';
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
 
@@ -14,14 +21,32 @@ export class Store {
   readonly projects: ProjectStore;
   readonly content: ContentStore;
   readonly tokens: TokenStore;
+  readonly applications: ApplicationStore;
+  readonly oauth: OAuthStore;
+  readonly sessions: SessionStore;
+  readonly throttle: ThrottleStore;
 
   constructor(readonly conn: Connection) {
-    this.events = new EventStore(conn.db);
+    const { db } = conn;
     const version = () => conn.dataVersion();
-    this.users = new UserStore(conn.db, version);
-    this.projects = new ProjectStore(conn.db, version);
-    this.content = new ContentStore(conn.db);
-    this.tokens = new TokenStore(conn.db, version);
+    this.events = new EventStore(db);
+    this.users = new UserStore(db, version);
+    this.projects = new ProjectStore(db, version);
+    this.content = new ContentStore(db);
+    this.tokens = new TokenStore(db, version);
+    this.applications = new ApplicationStore(db);
+    this.oauth = new OAuthStore(db);
+    this.sessions = new SessionStore(db);
+    this.throttle = new ThrottleStore(db);
+  }
+
+  /**
+   * Runs `work` in one transaction, with a store whose every query runs inside it: all of it
+   * commits or none of it does. Nested calls join the outer transaction.
+   */
+  async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.conn.db.isTransaction) return work(this);
+    return this.conn.db.transaction().execute((trx) => work(new Store({ ...this.conn, db: trx })));
   }
 
   get db() {

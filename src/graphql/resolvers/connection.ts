@@ -1,6 +1,5 @@
 /** The lazily computed parts of a connection: the capped total and the page-info flags. */
-import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import type { GraphQLContext } from '../context.js';
+import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { EventConnectionType, PageInfoType } from '../types/connection.js';
 
 @Resolver(() => EventConnectionType)
@@ -9,8 +8,8 @@ export class EventConnectionResolver {
     nullable: true,
     description: 'Number of matching events; null above 10,000 (as REST omits X-Total).',
   })
-  totalCount(@Root() connection: EventConnectionType, @Ctx() ctx: GraphQLContext) {
-    return connection.query ? ctx.services.activity.total(connection.query) : 0;
+  totalCount(@Root() connection: EventConnectionType) {
+    return connection.listing.total();
   }
 }
 

@@ -10,50 +10,24 @@ export class EventResolver {
     description: 'Null for events without a target and for targets pulsegate does not model.',
   })
   async target(@Root() event: EventType, @Ctx() ctx: GraphQLContext): Promise<unknown> {
-    const id = event.targetId;
-    if (id === null) return null;
-    const { loaders, present } = ctx;
-    const author = async (authorId: number) => loaders.users.load(authorId);
-    switch (event.targetType) {
-      case 'Issue': {
-        const row = await loaders.issues.load(id);
-        return row && present.issue(row, await author(row.author_id));
-      }
-      case 'MergeRequest': {
-        const row = await loaders.mergeRequests.load(id);
-        return row && present.mergeRequest(row, await author(row.author_id));
-      }
-      case 'Milestone': {
-        const row = await loaders.milestones.load(id);
-        return row && present.milestone(row);
-      }
-      case 'Snippet': {
-        const row = await loaders.snippets.load(id);
-        return row && present.snippet(row, await author(row.author_id));
-      }
-      case 'Note': {
-        const row = await loaders.notes.load(id);
-        if (!row) return null;
-        const [noteAuthor, noteable] = await Promise.all([
-          author(row.author_id),
-          row.noteable_type === 'Issue'
-            ? loaders.issues.load(row.noteable_id)
-            : row.noteable_type === 'MergeRequest'
-              ? loaders.mergeRequests.load(row.noteable_id)
-              : null,
-        ]);
-        return present.note(row, noteAuthor, noteable?.iid ?? null);
-      }
-      case 'Project': {
-        const row = await loaders.projects.load(id);
-        return row && present.project(row);
-      }
-      case 'User': {
-        const row = await loaders.users.load(id);
-        return row && present.user(row);
-      }
-      default:
-        return null;
+    const target = await ctx.reader.target(event);
+    if (!target) return null;
+    const { present } = ctx;
+    switch (target.type) {
+      case 'Issue':
+        return present.issue(target.issue, target.author);
+      case 'MergeRequest':
+        return present.mergeRequest(target.mergeRequest, target.author);
+      case 'Milestone':
+        return present.milestone(target.milestone);
+      case 'Snippet':
+        return present.snippet(target.snippet, target.author);
+      case 'Note':
+        return present.note(target.note);
+      case 'Project':
+        return present.project(target.project);
+      case 'User':
+        return present.user(target.user);
     }
   }
 }

@@ -17,13 +17,9 @@ export class ProjectResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     ctx.authorize(ENDPOINT_SCOPES.project);
-    const { activity } = ctx.services;
-    const filter = toEventFilter(args.filter);
-    // Reached through `project(...)`/`node(...)` the project is resolved already; through an
-    // event's `project` it is not, and visibility is checked here.
-    const resolved =
-      ctx.resolved.projects.get(project.databaseId) ??
-      (await activity.findProject(String(project.databaseId), ctx.viewer));
-    return eventConnection(ctx, activity.projectQuery(resolved, filter, ctx.viewer), args);
+    // Reached through `project(...)` the reader resolved the project already; through an event's
+    // `project` it resolves it now, checking visibility.
+    const listing = await ctx.reader.projectEvents(project.databaseId, toEventFilter(args.filter));
+    return eventConnection(ctx, listing, args);
   }
 }

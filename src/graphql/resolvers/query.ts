@@ -1,9 +1,8 @@
 /** The root queries. Each authenticates its scope, calls a service, and presents the result. */
 import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
-import { NotFoundError, UnauthenticatedError, ValidationError } from '../../domain/errors.js';
+import { UnauthenticatedError, ValidationError } from '../../domain/errors.js';
 import { MAX_PER_PAGE } from '../../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../../domain/scopes.js';
-import { findVisibleEvent } from '../../services/event-lookup.js';
 import type { GraphQLContext } from '../context.js';
 import { eventConnection, toEventFilter } from '../connection.js';
 import { fromGlobalId } from '../ids.js';
@@ -20,9 +19,7 @@ export class QueryResolver {
   })
   currentUser(@Ctx() ctx: GraphQLContext): UserType | null {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    if (!ctx.principal) return null;
-    ctx.resolved.users.set(ctx.principal.user.id, ctx.principal.user);
-    return ctx.present.user(ctx.principal.user);
+    return ctx.principal ? ctx.present.user(ctx.principal.user) : null;
   }
 
   @Query(() => EventConnectionType, {
@@ -31,12 +28,9 @@ export class QueryResolver {
   async events(@Args(() => ViewerEventsArgs) args: ViewerEventsArgs, @Ctx() ctx: GraphQLContext) {
     if (!ctx.viewer) throw new UnauthenticatedError();
     ctx.authorize(ENDPOINT_SCOPES.user);
-    const q = await ctx.services.activity.query(
-      { kind: 'viewer', scope: args.scope === 'all' ? 'all' : undefined },
-      toEventFilter(args.filter),
-      ctx.viewer,
-    );
-    return eventConnection(ctx, q, args);
+    const scope = args.scope === 'all' ? 'all' : undefined;
+    const listing = ctx.reader.viewerEvents(ctx.viewer, scope, toEventFilter(args.filter));
+    return eventConnection(ctx, listing, args);
   }
 
   @Query(() => UserType, {
@@ -45,9 +39,7 @@ export class QueryResolver {
   })
   async user(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    const user = await ctx.services.activity.findUser(id);
-    ctx.resolved.users.set(user.id, user);
-    return ctx.present.user(user);
+    return ctx.present.user(await ctx.reader.user(id));
   }
 
   @Query(() => ProjectType, {
@@ -56,9 +48,7 @@ export class QueryResolver {
   })
   async project(@Arg('idOrPath', () => ID) idOrPath: string, @Ctx() ctx: GraphQLContext) {
     ctx.authorize(ENDPOINT_SCOPES.project);
-    const resolved = await ctx.services.activity.findProject(idOrPath, ctx.viewer);
-    ctx.resolved.projects.set(resolved.project.id, resolved);
-    return ctx.present.project(resolved.project);
+    return ctx.present.project(await ctx.reader.project(idOrPath));
   }
 
   @Query(() => NodeInterface, {
@@ -81,28 +71,22 @@ export class QueryResolver {
 async function resolveNode(ctx: GraphQLContext, value: string) {
   const gid = fromGlobalId(value);
   if (!gid) throw new ValidationError([`${JSON.stringify(value)} is not a valid global id`]);
-  const { activity } = ctx.services;
+  const { reader, present } = ctx;
   switch (gid.type) {
     case 'User': {
       ctx.authorize(ENDPOINT_SCOPES.user);
-      const row = await ctx.loaders.users.load(gid.id);
-      return row ? ctx.present.user(row) : null;
+      const user = await reader.userById(gid.id);
+      return user ? present.user(user) : null;
     }
     case 'Project': {
       ctx.authorize(ENDPOINT_SCOPES.project);
-      try {
-        const resolved = await activity.findProject(String(gid.id), ctx.viewer);
-        ctx.resolved.projects.set(resolved.project.id, resolved);
-        return ctx.present.project(resolved.project);
-      } catch (error) {
-        if (error instanceof NotFoundError) return null;
-        throw error;
-      }
+      const project = await reader.projectOrNull(gid.id);
+      return project ? present.project(project) : null;
     }
     case 'Event': {
       ctx.authorize(ENDPOINT_SCOPES.project);
-      const view = await findVisibleEvent(activity, ctx.services.store, gid.id, ctx.viewer);
-      return view ? ctx.present.event(view) : null;
+      const view = await reader.event(gid.id);
+      return view ? present.event(view) : null;
     }
   }
 }

@@ -18,10 +18,7 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    const { activity } = ctx.services;
-    const filter = toEventFilter(args.filter);
-    const row =
-      ctx.resolved.users.get(user.databaseId) ?? (await activity.findUser(String(user.databaseId)));
-    return eventConnection(ctx, activity.userQuery(row, filter, ctx.viewer), args);
+    const listing = await ctx.reader.userEvents(user.databaseId, toEventFilter(args.filter));
+    return eventConnection(ctx, listing, args);
   }
 }

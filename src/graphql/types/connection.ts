@@ -1,7 +1,7 @@
 /** Relay connection types for events, and the arguments every event connection takes. */
 import { ArgsType, Field, InputType, Int, ObjectType } from 'type-graphql';
 import type { Action, TargetClass } from '../../domain/vocabulary.js';
-import type { EventQuery } from '../../store/events.js';
+import type { EventListing } from '../../services/activity.js';
 import {
   EventAction,
   EventScope,
@@ -35,8 +35,8 @@ export class EventConnectionType {
   @Field(() => PageInfoType) pageInfo!: PageInfoType;
   // totalCount is resolved lazily (resolvers/connection.ts): counting costs a query.
 
-  /** The listing behind this page; null when the answer is empty by rule (private profile). */
-  query!: EventQuery | null;
+  /** The listing behind this page (counted only if a client asks for totalCount). */
+  listing!: EventListing;
 }
 
 @InputType('EventFilter', {

@@ -1,6 +1,7 @@
 /**
- * Per-request DataLoaders: every lookup a resolver makes by id goes through one of these, so a page
+ * Per-request DataLoaders: every lookup a reader makes by id goes through one of these, so a page
  * of N events costs one query per kind of object, not N. Created lazily: most requests need few.
+ * Rows stay inside the services; the reader hands views to the faces.
  */
 import DataLoader from 'dataloader';
 import type {

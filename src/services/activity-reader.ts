@@ -1,0 +1,187 @@
+/**
+ * The activity service as one request sees it: a viewer, batched lookups (DataLoaders) and the
+ * sources it already resolved. A graph face (GraphQL) asks it for a project, then for that
+ * project's events, without resolving the project twice and without holding store rows.
+ */
+import { NotFoundError } from '../domain/errors.js';
+import type { EventFilter } from '../domain/filters.js';
+import type { Viewer } from '../domain/visibility.js';
+import type { Store } from '../store/store.js';
+import type { ActivityService, ResolvedProject } from './activity.js';
+import type { EventListing } from './event-listing.js';
+import type { EventView } from './event-views.js';
+import { Loaders } from './loaders.js';
+import {
+  type IssueView,
+  type MergeRequestView,
+  type MilestoneView,
+  type NoteView,
+  type ProjectView,
+  type SnippetView,
+  type UserView,
+  issueView,
+  mergeRequestView,
+  milestoneView,
+  noteView,
+  projectView,
+  snippetView,
+  userView,
+} from './views.js';
+
+/** The object an event is about, with what a face shows beside it. */
+export type EventTarget =
+  | { type: 'Issue'; issue: IssueView; author: UserView | null }
+  | { type: 'MergeRequest'; mergeRequest: MergeRequestView; author: UserView | null }
+  | { type: 'Milestone'; milestone: MilestoneView }
+  | { type: 'Snippet'; snippet: SnippetView; author: UserView | null }
+  | { type: 'Note'; note: NoteView }
+  | { type: 'Project'; project: ProjectView }
+  | { type: 'User'; user: UserView };
+
+export class ActivityReader {
+  private readonly loaders: Loaders;
+  /** Projects resolved for this viewer (readability and access level), by id. */
+  private readonly projects = new Map<number, ResolvedProject>();
+
+  constructor(
+    private readonly activity: ActivityService,
+    store: Store,
+    readonly viewer: Viewer | null,
+    self: UserView | null,
+  ) {
+    this.loaders = new Loaders(store);
+    if (self) this.users.set(self.id, self);
+  }
+
+  /** Users already looked up by this request, by id. */
+  private readonly users = new Map<number, UserView>();
+
+  /** A user by id or username; NOT_FOUND when there is none. */
+  async user(idOrUsername: string): Promise<UserView> {
+    const user = await this.activity.findUser(idOrUsername);
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  /** A user by id through the batch loader; null when there is none. */
+  async userById(id: number): Promise<UserView | null> {
+    const known = this.users.get(id);
+    if (known) return known;
+    const row = await this.loaders.users.load(id);
+    return row ? userView(row) : null;
+  }
+
+  /** A project by id or full path, readable by the viewer; NOT_FOUND otherwise. */
+  async project(idOrPath: string): Promise<ProjectView> {
+    return (await this.resolveProject(idOrPath)).project;
+  }
+
+  /** Like `project`, but null instead of NOT_FOUND (global-id lookups). */
+  async projectOrNull(id: number): Promise<ProjectView | null> {
+    try {
+      return await this.project(String(id));
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+  }
+
+  private async resolveProject(idOrPath: string): Promise<ResolvedProject> {
+    const known = /^\d+$/.test(idOrPath) ? this.projects.get(Number(idOrPath)) : undefined;
+    if (known) return known;
+    const resolved = await this.activity.findProject(idOrPath, this.viewer);
+    this.projects.set(resolved.project.id, resolved);
+    return resolved;
+  }
+
+  /** The viewer's events (`scope` all: every event in the viewer's projects). */
+  viewerEvents(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
+    return this.activity.viewerListing(viewer, scope, filter);
+  }
+
+  /** A user's events the viewer may see; empty for private or blocked profiles. */
+  async userEvents(userId: number, filter: EventFilter): Promise<EventListing> {
+    const user = this.users.get(userId) ?? (await this.user(String(userId)));
+    return this.activity.userListing(user, filter, this.viewer);
+  }
+
+  /** A project's events the viewer may see (NOT_FOUND when the project is not readable). */
+  async projectEvents(projectId: number, filter: EventFilter): Promise<EventListing> {
+    const resolved = await this.resolveProject(String(projectId));
+    return this.activity.projectListing(resolved, filter, this.viewer);
+  }
+
+  /** One event by id under a listing's visibility rules; null when missing or hidden. */
+  event(id: number): Promise<EventView | null> {
+    return this.activity.findEvent(id, this.viewer);
+  }
+
+  /** What an event is about, loaded in batches across the request; null if not modelled. */
+  async target(event: {
+    targetType: string | null;
+    targetId: number | null;
+  }): Promise<EventTarget | null> {
+    const id = event.targetId;
+    if (id === null) return null;
+    const { loaders } = this;
+    const author = (authorId: number) => this.userById(authorId);
+    switch (event.targetType) {
+      case 'Issue': {
+        const row = await loaders.issues.load(id);
+        return row
+          ? ({ type: 'Issue', issue: issueView(row), author: await author(row.author_id) } as const)
+          : null;
+      }
+      case 'MergeRequest': {
+        const row = await loaders.mergeRequests.load(id);
+        return row
+          ? ({
+              type: 'MergeRequest',
+              mergeRequest: mergeRequestView(row),
+              author: await author(row.author_id),
+            } as const)
+          : null;
+      }
+      case 'Milestone': {
+        const row = await loaders.milestones.load(id);
+        return row ? ({ type: 'Milestone', milestone: milestoneView(row) } as const) : null;
+      }
+      case 'Snippet': {
+        const row = await loaders.snippets.load(id);
+        return row
+          ? ({
+              type: 'Snippet',
+              snippet: snippetView(row),
+              author: await author(row.author_id),
+            } as const)
+          : null;
+      }
+      case 'Note': {
+        const row = await loaders.notes.load(id);
+        if (!row) return null;
+        const [noteAuthor, noteable] = await Promise.all([
+          author(row.author_id),
+          row.noteable_type === 'Issue'
+            ? loaders.issues.load(row.noteable_id)
+            : row.noteable_type === 'MergeRequest'
+              ? loaders.mergeRequests.load(row.noteable_id)
+              : null,
+        ]);
+        return {
+          type: 'Note',
+          note: noteView(row, noteAuthor, noteable?.iid ?? null),
+        } as const;
+      }
+      case 'Project': {
+        const row = await loaders.projects.load(id);
+        return row ? ({ type: 'Project', project: projectView(row) } as const) : null;
+      }
+      case 'User': {
+        const user = await this.userById(id);
+        return user ? ({ type: 'User', user } as const) : null;
+      }
+      default:
+        return null;
+    }
+  }
+}
