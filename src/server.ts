@@ -6,17 +6,15 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
 import formbody from '@fastify/formbody';
-import Fastify, {
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
 import { RATE_LIMIT_TEXT, limitRequests } from './http/rate-limit.js';
+import { restErrorHandler } from './rest/errors.js';
+import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
-import { sendJson } from './rest/respond.js';
+import { sendJson } from './http/json.js';
 import type { Clock } from './services/clock.js';
 import { type Services, createServices } from './services/container.js';
 import { type Store, openStore } from './store/store.js';
@@ -70,6 +68,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     bodyLimit: 1024 * 1024,
+    // Declared parameters (rest/params.ts) report every failure and coerce nothing.
+    ajv: { customOptions: AJV_OPTIONS },
     // Issuer, links and web URLs come from configuration, never from Host/X-Forwarded-* headers.
     trustProxy: false,
     // A malformed percent-encoding never reaches routing; answer it in the API's JSON shape
@@ -126,12 +126,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     if (request.url.startsWith('/api/')) return sendJson(reply, 404, { error: '404 Not Found' });
     return sendJson(reply, 404, { message: '404 Not Found' });
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return sendJson(reply, status, { error: error.message });
-    request.log.error({ err: error }, 'unhandled error');
-    return sendJson(reply, 500, { message: '500 Internal Server Error' });
-  });
+  // Routes outside the four faces (health): the API's JSON shapes.
+  app.setErrorHandler(restErrorHandler);
 
   app.addHook('onClose', async () => {
     if (!options.store) await store.close();

@@ -1,26 +1,47 @@
 /**
- * Every error a service can raise, declared once with a code and a status. Faces translate them:
- * REST into GitLab's bodies, GraphQL into `extensions.code`, OAuth into RFC 6749 JSON.
+ * Every error a service can raise, declared once: a code, its HTTP status and its default text
+ * (ERRORS). Faces never decide a status again; each maps a code to its own wire shape in one
+ * function (REST: GitLab JSON, GraphQL: `extensions.code`, OAuth: RFC 6749 JSON, web: an HTML
+ * page), switching on `code`, which narrows a `ServiceError` to the class carrying its details.
  */
 
-export type ErrorCode =
-  | 'BAD_USER_INPUT'
-  | 'UNAUTHENTICATED'
-  | 'INVALID_TOKEN'
-  | 'INSUFFICIENT_SCOPE'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'INVALID_REQUEST'
-  | 'RATE_LIMITED';
+export const ERRORS = {
+  /** Invalid parameters (Grape's "x is invalid, y is missing"). */
+  BAD_USER_INPUT: { status: 400, text: '400 Bad request' },
+  /** A malformed request that is not a parameter-validation failure (e.g. two tokens at once). */
+  INVALID_REQUEST: { status: 400, text: 'The request is malformed.' },
+  /** An RFC 6749 protocol error (token, revocation, introspection, authorization endpoints). */
+  OAUTH: { status: 400, text: 'The request is not a valid OAuth request.' },
+  /** Client authentication failed (RFC 6749 §5.2: 401). */
+  OAUTH_CLIENT: { status: 401, text: 'Client authentication failed.' },
+  /** The client may not act on this object (another client's token): 403, as Doorkeeper. */
+  OAUTH_FORBIDDEN: { status: 403, text: 'The client is not authorized to perform this request.' },
+  UNAUTHENTICATED: { status: 401, text: '401 Unauthorized' },
+  /** An expired or revoked token: RFC 6750 `invalid_token`. */
+  INVALID_TOKEN: { status: 401, text: 'The access token is invalid.' },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    text: 'The request requires higher privileges than provided by the access token.',
+  },
+  FORBIDDEN: { status: 403, text: '403 Forbidden' },
+  /** Missing, or not visible to the viewer (never 403, as GitLab does). */
+  NOT_FOUND: { status: 404, text: '404 Not Found' },
+  CONFLICT: { status: 409, text: '409 Conflict' },
+  /** Too many failed attempts for an account, an address or a client. */
+  THROTTLED: { status: 429, text: 'Too many failed attempts.' },
+} as const satisfies Record<string, { status: number; text: string }>;
 
-export class DomainError extends Error {
+export type ErrorCode = keyof typeof ERRORS;
+
+export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly status: number;
+
   constructor(
-    readonly code: ErrorCode,
-    readonly status: number,
-    message: string,
+    readonly code: C,
+    message: string = ERRORS[code].text,
   ) {
     super(message);
+    this.status = ERRORS[code].status;
     this.name = new.target.name;
   }
 }
@@ -29,22 +50,22 @@ export class DomainError extends Error {
  * Invalid parameters. `messages` are Grape-style ("action does not have a valid value"); REST joins
  * them with ", " as Grape does, GraphQL reports them as one BAD_USER_INPUT error.
  */
-export class ValidationError extends DomainError {
+export class ValidationError extends DomainError<'BAD_USER_INPUT'> {
   constructor(readonly messages: string[]) {
-    super('BAD_USER_INPUT', 400, messages.join(', '));
+    super('BAD_USER_INPUT', messages.join(', '));
   }
 }
 
-/** A resource that does not exist or that the viewer may not read (never 403, as GitLab does). */
-export class NotFoundError extends DomainError {
+/** A resource that does not exist or that the viewer may not read. */
+export class NotFoundError extends DomainError<'NOT_FOUND'> {
   constructor(readonly resource: 'User' | 'Project' | 'Event' | 'Note' | string) {
-    super('NOT_FOUND', 404, `404 ${resource} Not Found`);
+    super('NOT_FOUND', `404 ${resource} Not Found`);
   }
 }
 
-export class UnauthenticatedError extends DomainError {
+export class UnauthenticatedError extends DomainError<'UNAUTHENTICATED'> {
   constructor() {
-    super('UNAUTHENTICATED', 401, '401 Unauthorized');
+    super('UNAUTHENTICATED');
   }
 }
 
@@ -52,31 +73,74 @@ export const TOKEN_EXPIRED =
   'Token is expired. You can either do re-authorization or token refresh.';
 export const TOKEN_REVOKED = 'Token was revoked. You have to re-authorize from the user.';
 
-/** An expired or revoked token: RFC 6750 `invalid_token`. */
-export class InvalidTokenError extends DomainError {
+export class InvalidTokenError extends DomainError<'INVALID_TOKEN'> {
   constructor(readonly description: string) {
-    super('INVALID_TOKEN', 401, description);
+    super('INVALID_TOKEN', description);
   }
 }
 
-export const INSUFFICIENT_SCOPE_DESCRIPTION =
-  'The request requires higher privileges than provided by the access token.';
+export const INSUFFICIENT_SCOPE_DESCRIPTION = ERRORS.INSUFFICIENT_SCOPE.text;
 
-export class InsufficientScopeError extends DomainError {
+export class InsufficientScopeError extends DomainError<'INSUFFICIENT_SCOPE'> {
   constructor(readonly allowedScopes: readonly string[]) {
-    super('INSUFFICIENT_SCOPE', 403, INSUFFICIENT_SCOPE_DESCRIPTION);
+    super('INSUFFICIENT_SCOPE');
   }
 }
 
-export class ForbiddenError extends DomainError {
+export class ForbiddenError extends DomainError<'FORBIDDEN'> {
   constructor(readonly reason?: string) {
-    super('FORBIDDEN', 403, reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
+    super('FORBIDDEN', reason ? `403 Forbidden - ${reason}` : ERRORS.FORBIDDEN.text);
   }
 }
 
-/** A malformed request that is not a parameter-validation failure (e.g. two tokens at once). */
-export class InvalidRequestError extends DomainError {
+export class InvalidRequestError extends DomainError<'INVALID_REQUEST'> {
   constructor(readonly description: string) {
-    super('INVALID_REQUEST', 400, description);
+    super('INVALID_REQUEST', description);
   }
+}
+
+export class ConflictError extends DomainError<'CONFLICT'> {
+  constructor(message: string = ERRORS.CONFLICT.text) {
+    super('CONFLICT', message);
+  }
+}
+
+/** Retry after `retryAfter` seconds. */
+export class ThrottledError extends DomainError<'THROTTLED'> {
+  constructor(readonly retryAfter: number) {
+    super('THROTTLED', `Too many failed attempts. Try again in ${retryAfter} seconds.`);
+  }
+}
+
+/**
+ * Every concrete service error. A face's mapping takes this union and switches on `code`; the
+ * compiler then checks that each code is handled and hands each case its own details.
+ */
+export type ServiceError =
+  | ValidationError
+  | NotFoundError
+  | UnauthenticatedError
+  | InvalidTokenError
+  | InsufficientScopeError
+  | ForbiddenError
+  | InvalidRequestError
+  | ConflictError
+  | ThrottledError
+  | OAuthProtocolError;
+
+export type OAuthCode = 'OAUTH' | 'OAUTH_CLIENT' | 'OAUTH_FORBIDDEN';
+
+/**
+ * The shape of an RFC 6749 error (the class lives in domain/oauth.ts with its vocabulary).
+ * Declared here so that ServiceError names every error without a cycle of imports.
+ */
+export interface OAuthProtocolError extends DomainError<OAuthCode> {
+  readonly error: string;
+  readonly description: string;
+  /** Failed HTTP Basic credentials: the answer carries `WWW-Authenticate: Basic`. */
+  readonly basicChallenge: boolean;
+}
+
+export function isServiceError(error: unknown): error is ServiceError {
+  return error instanceof DomainError;
 }

@@ -2,7 +2,7 @@
  * OAuth 2.0 rules shared by the provider's faces and services: lifetimes, the error vocabulary with
  * GitLab's (Doorkeeper's) texts, scope requests, and token shapes.
  */
-import { DomainError } from './errors.js';
+import { DomainError, type OAuthCode, type OAuthProtocolError } from './errors.js';
 import { isScope, parseScopeList, type Scope } from './scopes.js';
 
 /** GitLab: access tokens live 2 hours; authorization codes 10 minutes (Doorkeeper default). */
@@ -49,29 +49,25 @@ export function missingParameter(name: string): string {
 }
 
 /**
- * An RFC 6749 protocol error. `status` is 401 for client-authentication failures and 400
- * otherwise, as Doorkeeper answers; `basicChallenge` marks failures of HTTP Basic credentials,
- * which must carry `WWW-Authenticate: Basic` (RFC 6749 §5.2).
+ * An RFC 6749 protocol error: OAUTH_CLIENT (401) for client-authentication failures, OAUTH (400)
+ * otherwise, as Doorkeeper answers, unless the caller names another code (OAUTH_FORBIDDEN for a
+ * client acting on another client's token); `basicChallenge` marks failures of HTTP Basic
+ * credentials, which must carry `WWW-Authenticate: Basic` (RFC 6749 §5.2).
  */
-export class OAuthError extends DomainError {
+export class OAuthError extends DomainError<OAuthCode> implements OAuthProtocolError {
+  readonly basicChallenge: boolean;
+
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string = OAUTH_DESCRIPTIONS[error],
-    status?: number,
-    readonly basicChallenge = false,
+    options: { basicChallenge?: boolean; code?: OAuthCode } = {},
   ) {
     super(
-      'INVALID_REQUEST',
-      status ?? (error === 'invalid_client' || error === 'unauthorized_client' ? 401 : 400),
+      options.code ??
+        (error === 'invalid_client' || error === 'unauthorized_client' ? 'OAUTH_CLIENT' : 'OAUTH'),
       description,
     );
-  }
-}
-
-/** Too many failures for an account, an address or a client: retry after `retryAfter` seconds. */
-export class ThrottledError extends DomainError {
-  constructor(readonly retryAfter: number) {
-    super('RATE_LIMITED', 429, `Too many failed attempts. Try again in ${retryAfter} seconds.`);
+    this.basicChallenge = options.basicChallenge ?? false;
   }
 }
 
@@ -96,3 +92,6 @@ export function resolveScopes(
 export function splitScopes(value: string): Scope[] {
   return parseScopeList(value).scopes;
 }
+
+// Throttling is declared with the other service errors; re-exported for the OAuth callers.
+export { ThrottledError } from './errors.js';

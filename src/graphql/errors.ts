@@ -4,14 +4,7 @@
  * generic INTERNAL_SERVER_ERROR without internals.
  */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import {
-  DomainError,
-  ForbiddenError,
-  InsufficientScopeError,
-  InvalidTokenError,
-  UnauthenticatedError,
-  type ErrorCode,
-} from '../domain/errors.js';
+import { type ServiceError, isServiceError } from '../domain/errors.js';
 
 /** Codes of the GraphQL face's own request limits and transport errors. */
 export type FaceCode =
@@ -28,18 +21,6 @@ export type FaceCode =
 
 export type GraphqlCode =
   FaceCode | 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
-
-const DOMAIN_CODES: Record<ErrorCode, GraphqlCode> = {
-  BAD_USER_INPUT: 'BAD_USER_INPUT',
-  UNAUTHENTICATED: 'UNAUTHENTICATED',
-  INVALID_TOKEN: 'UNAUTHENTICATED',
-  INSUFFICIENT_SCOPE: 'FORBIDDEN',
-  FORBIDDEN: 'FORBIDDEN',
-  NOT_FOUND: 'NOT_FOUND',
-  CONFLICT: 'CONFLICT',
-  INVALID_REQUEST: 'BAD_REQUEST',
-  RATE_LIMITED: 'RATE_LIMITED',
-};
 
 /** A request the face refuses before execution, with its HTTP status. */
 export class RequestError extends Error {
@@ -62,25 +43,46 @@ export interface ErrorBody {
   errors: GraphQLFormattedError[];
 }
 
-/** Domain error → wire message and code; the message of auth errors follows GitLab's GraphQL. */
-export function domainErrorJson(error: DomainError): { message: string; code: GraphqlCode } {
-  const code = DOMAIN_CODES[error.code];
-  if (error instanceof InvalidTokenError) return { message: error.description, code };
-  if (error instanceof InsufficientScopeError) {
-    return {
-      message: `${error.message} Accepted scopes: ${error.allowedScopes.join(', ')}.`,
-      code,
-    };
+/**
+ * The one mapping of service errors to GraphQL: a message and an `extensions.code` (Apollo's
+ * vocabulary); the messages of auth errors follow GitLab's GraphQL API.
+ */
+export function graphqlError(error: ServiceError): { message: string; code: GraphqlCode } {
+  switch (error.code) {
+    case 'BAD_USER_INPUT':
+      return { message: error.message, code: 'BAD_USER_INPUT' };
+    case 'UNAUTHENTICATED':
+      return { message: error.message, code: 'UNAUTHENTICATED' };
+    case 'INVALID_TOKEN':
+      return { message: error.description, code: 'UNAUTHENTICATED' };
+    case 'INSUFFICIENT_SCOPE':
+      return {
+        message: `${error.message} Accepted scopes: ${error.allowedScopes.join(', ')}.`,
+        code: 'FORBIDDEN',
+      };
+    case 'FORBIDDEN':
+      return { message: error.reason ?? error.message, code: 'FORBIDDEN' };
+    case 'NOT_FOUND':
+      return { message: error.message, code: 'NOT_FOUND' };
+    case 'CONFLICT':
+      return { message: error.message, code: 'CONFLICT' };
+    case 'INVALID_REQUEST':
+    case 'OAUTH':
+    case 'OAUTH_CLIENT':
+    case 'OAUTH_FORBIDDEN':
+      return { message: error.message, code: 'BAD_REQUEST' };
+    case 'THROTTLED':
+      return { message: error.message, code: 'RATE_LIMITED' };
   }
-  if (error instanceof ForbiddenError && error.reason) return { message: error.reason, code };
-  return { message: error.message, code };
 }
 
-/** HTTP status for a domain error raised before execution (authentication). */
-export function requestErrorOf(error: DomainError): RequestError {
-  const { message, code } = domainErrorJson(error);
+/** A service error raised before execution (authentication), with its HTTP status. */
+export function requestErrorOf(error: ServiceError): RequestError {
   // Before execution this only means a token was presented and is unknown (GitLab's wording).
-  if (error instanceof UnauthenticatedError) return new RequestError(code, 401, 'Invalid token');
+  if (error.code === 'UNAUTHENTICATED') {
+    return new RequestError('UNAUTHENTICATED', 401, 'Invalid token');
+  }
+  const { message, code } = graphqlError(error);
   return new RequestError(code, error.status, message);
 }
 
@@ -110,8 +112,8 @@ export function formatExecutionError(error: GraphQLError, log: ErrorLogger): Gra
     ...(error.locations ? { locations: error.locations } : {}),
     ...(error.path ? { path: error.path } : {}),
   };
-  if (original instanceof DomainError) {
-    const { message, code } = domainErrorJson(original);
+  if (isServiceError(original)) {
+    const { message, code } = graphqlError(original);
     return { message, ...where, extensions: { code } };
   }
   const source = original instanceof GraphQLError ? original : original ? null : error;

@@ -15,7 +15,7 @@ import {
   parse,
   validate,
 } from 'graphql';
-import { DomainError, ValidationError } from '../domain/errors.js';
+import { ValidationError, isServiceError } from '../domain/errors.js';
 import { presentedCredentials } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
@@ -73,7 +73,7 @@ export class Gate {
     try {
       principal = await this.services.credentials.authenticate(presented);
     } catch (error) {
-      if (error instanceof DomainError) throw requestErrorOf(error);
+      if (isServiceError(error)) throw requestErrorOf(error);
       throw error;
     }
     const entry = this.entry(source);

@@ -2,13 +2,14 @@
  * The GraphQL face: `POST`/`GET /api/graphql` (GitLab's path) and `/graphql`, served by Mercurius
  * (default) or Apollo Server over one schema, behind one gate; the explorer at `/graphiql`.
  */
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity.js';
+import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
-import { type ErrorBody, RequestError, requestErrorBody } from './errors.js';
+import { type ErrorBody, RequestError, graphqlError, requestErrorBody } from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
 import { Gate } from './gate.js';
 import { ResultCache } from './result-cache.js';
@@ -36,25 +37,33 @@ export function graphqlApi(services: Services) {
 
     await app.register(async (api) => {
       limitRequests(api, config, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
-      api.setErrorHandler((error: FastifyError, request, reply) => {
-        const status = error.statusCode ?? 500;
-        if (status === 429) {
-          return sendErrors(reply, 429, {
-            errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED' } }],
-          });
-        }
-        if (status >= 400 && status < 500) {
-          return sendErrors(reply, status, {
-            errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }],
-          });
-        }
-        request.log.error({ err: error }, 'GraphQL request failed');
-        return sendErrors(reply, 500, {
-          errors: [
-            { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } },
-          ],
-        });
-      });
+      api.setErrorHandler(
+        errorHandler('graphql', (problem, reply) => {
+          switch (problem.kind) {
+            case 'service': {
+              const { message, code } = graphqlError(problem.error);
+              return sendErrors(reply, problem.status, {
+                errors: [{ message, extensions: { code } }],
+              });
+            }
+            case 'client': {
+              const code = problem.reason === 'rate_limited' ? 'RATE_LIMITED' : 'BAD_REQUEST';
+              return sendErrors(reply, problem.status, {
+                errors: [{ message: problem.message, extensions: { code } }],
+              });
+            }
+            case 'internal':
+              return sendErrors(reply, 500, {
+                errors: [
+                  {
+                    message: 'Internal server error',
+                    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+                  },
+                ],
+              });
+          }
+        }),
+      );
       for (const url of GRAPHQL_PATHS) {
         api.route({
           method: ['GET', 'POST'],

@@ -25,7 +25,7 @@ export function readClientCredentials(
     const match = BASIC.exec(header);
     const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
-    if (colon <= 0) throw new OAuthError('invalid_client', undefined, 401, true);
+    if (colon <= 0) throw new OAuthError('invalid_client', undefined, { basicChallenge: true });
     const clientId = formDecode(decoded.slice(0, colon));
     const clientSecret = formDecode(decoded.slice(colon + 1));
     if (body.client_secret !== undefined) {

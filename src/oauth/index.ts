@@ -2,9 +2,9 @@
  * The OAuth provider's JSON face: token, revocation, introspection, token info, metadata. The
  * authorization endpoint is an HTML page with a session and lives in web/.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError } from '../domain/errors.js';
+import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../domain/oauth.js';
+import { type ClientReason, errorHandler } from '../http/errors.js';
 import type { Services } from '../services/container.js';
 import { metadataRoutes } from './metadata.js';
 import { sendOAuthError, sendOAuthJson } from './respond.js';
@@ -14,19 +14,31 @@ import { tokenRoutes } from './token.js';
 
 export function oauthEndpoints(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error instanceof DomainError) return sendOAuthError(reply, error);
-      const status = error.statusCode ?? 500;
-      if (status >= 400 && status < 500) {
-        // Unparseable JSON, an unsupported media type, an oversized body: still RFC 6749 JSON.
-        return sendOAuthError(reply, new OAuthError('invalid_request', bodyProblem(error)));
-      }
-      request.log.error({ err: error }, 'unhandled error in OAuth endpoint');
-      return sendOAuthJson(reply, 500, {
-        error: 'server_error',
-        error_description: 'The authorization server encountered an unexpected condition.',
-      });
-    });
+    app.setErrorHandler(
+      errorHandler('oauth', (problem, reply) => {
+        switch (problem.kind) {
+          case 'service':
+            return sendOAuthError(reply, problem.error);
+          case 'client':
+            if (problem.reason === 'rate_limited') {
+              return sendOAuthJson(reply, 429, {
+                error: 'too_many_requests',
+                error_description: problem.message,
+              });
+            }
+            // Unparseable JSON, an unsupported media type, an oversized body: still RFC 6749 JSON.
+            return sendOAuthError(
+              reply,
+              new OAuthError('invalid_request', BODY_PROBLEMS[problem.reason]),
+            );
+          case 'internal':
+            return sendOAuthJson(reply, 500, {
+              error: 'server_error',
+              error_description: 'The authorization server encountered an unexpected condition.',
+            });
+        }
+      }),
+    );
     tokenRoutes(app, services);
     revocationRoutes(app, services);
     tokenInfoRoutes(app, services);
@@ -34,13 +46,9 @@ export function oauthEndpoints(services: Services) {
   };
 }
 
-function bodyProblem(error: FastifyError): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'The request body must be application/x-www-form-urlencoded or application/json.';
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'The request body is too large.';
-    default:
-      return 'The request body could not be parsed.';
-  }
-}
+const BODY_PROBLEMS: Record<Exclude<ClientReason, 'rate_limited'>, string> = {
+  media_type: 'The request body must be application/x-www-form-urlencoded or application/json.',
+  too_large: 'The request body is too large.',
+  bad_url: 'The request body could not be parsed.',
+  other: 'The request body could not be parsed.',
+};

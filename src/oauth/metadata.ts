@@ -7,7 +7,7 @@ import { PKCE_METHODS } from '../domain/pkce.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { allowCors, sendPreflight } from './respond.js';
-import { sendJson } from '../rest/respond.js';
+import { sendJson } from '../http/json.js';
 
 export const METADATA_PATHS = [
   '/.well-known/oauth-authorization-server',

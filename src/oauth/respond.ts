@@ -1,7 +1,6 @@
 /** RFC 6749 §5 JSON answers: exact `application/json`, never cached (RFC 6749 §5.1, B.7). */
 import type { FastifyReply } from 'fastify';
-import { DomainError } from '../domain/errors.js';
-import { OAuthError, ThrottledError } from '../domain/oauth.js';
+import type { ServiceError } from '../domain/errors.js';
 
 /** The realm named in challenges on Basic client-authentication failures (RFC 6749 §5.2). */
 export const BASIC_REALM = 'pulsegate';
@@ -16,30 +15,34 @@ export function sendOAuthJson(reply: FastifyReply, status: number, body: unknown
 }
 
 /**
- * Protocol errors as `{error, error_description}`. `WWW-Authenticate` only where RFC 6749 asks for
- * it — a Basic failure — so client libraries report the body's error (D10).
+ * The one mapping of service errors to RFC 6749 JSON: `{error, error_description}`.
+ * `WWW-Authenticate` only where RFC 6749 asks for it — a Basic failure — so client libraries
+ * report the body's error (D10).
  */
-export function sendOAuthError(reply: FastifyReply, error: DomainError): FastifyReply {
-  if (error instanceof ThrottledError) {
-    reply.header('retry-after', String(error.retryAfter));
-    return sendOAuthJson(reply, 429, {
-      error: 'too_many_requests',
-      error_description: error.message,
-    });
+export function sendOAuthError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  switch (error.code) {
+    case 'THROTTLED':
+      reply.header('retry-after', String(error.retryAfter));
+      return sendOAuthJson(reply, 429, {
+        error: 'too_many_requests',
+        error_description: error.message,
+      });
+    case 'OAUTH':
+    case 'OAUTH_CLIENT':
+    case 'OAUTH_FORBIDDEN':
+      if (error.basicChallenge) {
+        reply.header('www-authenticate', `Basic realm="${BASIC_REALM}", charset="UTF-8"`);
+      }
+      return sendOAuthJson(reply, error.status, {
+        error: error.error,
+        error_description: error.description,
+      });
+    default:
+      return sendOAuthJson(reply, error.status, {
+        error: 'invalid_request',
+        error_description: error.message,
+      });
   }
-  if (error instanceof OAuthError) {
-    if (error.basicChallenge) {
-      reply.header('www-authenticate', `Basic realm="${BASIC_REALM}", charset="UTF-8"`);
-    }
-    return sendOAuthJson(reply, error.status, {
-      error: error.error,
-      error_description: error.description,
-    });
-  }
-  return sendOAuthJson(reply, error.status >= 500 ? 400 : error.status, {
-    error: 'invalid_request',
-    error_description: error.message,
-  });
 }
 
 /** Cross-origin use by browser-based clients (RFC 9700 §2.6 allows it here, never on authorize). */

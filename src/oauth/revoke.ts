@@ -34,7 +34,7 @@ export function revocationRoutes(app: FastifyInstance, services: Services): void
     if (credentials === null) throw new OAuthError('invalid_request', INTROSPECTION_UNAUTHORIZED);
     // Introspection needs a real client authentication: a bare client_id proves nothing.
     if (credentials.clientSecret === undefined) {
-      throw new OAuthError('invalid_client', undefined, 401);
+      throw new OAuthError('invalid_client');
     }
     const client = await applications.authenticate(credentials, request.ip);
     const token = params.values.token;

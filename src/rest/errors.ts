@@ -1,90 +1,89 @@
-/** Domain errors in GitLab's REST wire shapes (lib/api/helpers, Grape, rack-oauth2). */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  DomainError,
-  ForbiddenError,
-  InsufficientScopeError,
-  InvalidRequestError,
-  InvalidTokenError,
-  ValidationError,
-} from '../domain/errors.js';
-import { sendJson } from './respond.js';
+/** Service errors and request problems in GitLab's REST wire shapes (lib/api/helpers, Grape). */
+import type { FastifyReply } from 'fastify';
+import type { ServiceError } from '../domain/errors.js';
+import { type ClientReason, errorHandler } from '../http/errors.js';
+import { sendJson } from '../http/json.js';
 
-export function restErrorBody(error: DomainError): {
+export interface WireError {
   status: number;
   body: object;
   headers: Record<string, string>;
-} {
-  if (error instanceof ValidationError)
-    return { status: 400, body: { error: error.message }, headers: {} };
-  if (error instanceof InvalidTokenError) {
-    return {
-      status: 401,
-      body: { error: 'invalid_token', error_description: error.description },
-      headers: {
-        'www-authenticate': `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${error.description}"`,
-      },
-    };
-  }
-  if (error instanceof InsufficientScopeError) {
-    return {
-      status: 403,
-      body: {
-        error: 'insufficient_scope',
-        error_description: error.message,
-        scope: error.allowedScopes.join(' '),
-      },
-      headers: {},
-    };
-  }
-  if (error instanceof InvalidRequestError) {
-    return {
-      status: 400,
-      body: { error: 'invalid_request', error_description: error.description },
-      headers: {},
-    };
-  }
-  if (error instanceof ForbiddenError)
-    return { status: 403, body: { message: error.message }, headers: {} };
-  return { status: error.status, body: { message: error.message }, headers: {} };
 }
 
-export function replyWithError(reply: FastifyReply, error: DomainError): FastifyReply {
-  const { status, body, headers } = restErrorBody(error);
+const REALM = 'Protected by OAuth 2.0';
+
+/** The one mapping of service errors to GitLab's bodies and headers. */
+export function restError(error: ServiceError): WireError {
+  const plain = (body: object, headers: Record<string, string> = {}) => ({
+    status: error.status,
+    body,
+    headers,
+  });
+  switch (error.code) {
+    case 'BAD_USER_INPUT':
+      return plain({ error: error.message });
+    case 'INVALID_TOKEN':
+      return plain(
+        { error: 'invalid_token', error_description: error.description },
+        {
+          'www-authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${error.description}"`,
+        },
+      );
+    case 'INSUFFICIENT_SCOPE': {
+      const scope = error.allowedScopes.join(' ');
+      // RFC 6750 §3: the challenge names the error and the scope that would do.
+      return plain(
+        { error: 'insufficient_scope', error_description: error.message, scope },
+        {
+          'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", error_description="${error.message}", scope="${scope}"`,
+        },
+      );
+    }
+    case 'INVALID_REQUEST':
+      return plain({ error: 'invalid_request', error_description: error.description });
+    case 'OAUTH':
+    case 'OAUTH_CLIENT':
+    case 'OAUTH_FORBIDDEN':
+      return plain({ error: error.error, error_description: error.description });
+    case 'THROTTLED':
+      return plain({ message: error.message }, { 'retry-after': String(error.retryAfter) });
+    case 'UNAUTHENTICATED':
+    case 'FORBIDDEN':
+    case 'NOT_FOUND':
+    case 'CONFLICT':
+      return plain({ message: error.message });
+  }
+}
+
+export function replyWithError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  const { status, body, headers } = restError(error);
   reply.headers(headers);
   return sendJson(reply, status, body);
 }
 
+const CLIENT_TEXT: Record<Exclude<ClientReason, 'rate_limited' | 'other'>, string> = {
+  media_type: 'Unsupported Media Type',
+  too_large: 'Payload Too Large',
+  bad_url: 'Bad Request - malformed URL',
+};
+
 /**
- * The API's error handler: domain errors in GitLab's shapes; framework 4xx (bad JSON, bad URL,
+ * The API's error handler: service errors in GitLab's shapes; framework 4xx (bad JSON, bad URL,
  * wrong media type, too large) as `{"error": …}`; anything else a 500 without internals.
  */
-export function restErrorHandler(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  if (error instanceof DomainError) return replyWithError(reply, error);
-  const status = error.statusCode ?? 500;
-  if (status === 429) {
-    return sendJson(reply, 429, { error: error.message, message: '429 Too Many Requests' });
+export const restErrorHandler = errorHandler('rest', (problem, reply) => {
+  switch (problem.kind) {
+    case 'service':
+      return replyWithError(reply, problem.error);
+    case 'client': {
+      const { status, reason, message } = problem;
+      if (reason === 'rate_limited') {
+        return sendJson(reply, 429, { error: message, message: '429 Too Many Requests' });
+      }
+      const text = reason === 'other' ? `Bad Request - ${message}` : CLIENT_TEXT[reason];
+      return sendJson(reply, status, { error: `${status} ${text}` });
+    }
+    case 'internal':
+      return sendJson(reply, 500, { message: '500 Internal Server Error' });
   }
-  if (status >= 400 && status < 500) {
-    return sendJson(reply, status, { error: `${status} ${clientErrorText(error)}` });
-  }
-  request.log.error({ err: error }, 'unhandled error');
-  return sendJson(reply, 500, { message: '500 Internal Server Error' });
-}
-
-function clientErrorText(error: FastifyError): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Unsupported Media Type';
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'Payload Too Large';
-    case 'FST_ERR_BAD_URL':
-      return 'Bad Request - malformed URL';
-    default:
-      return `Bad Request - ${error.message}`;
-  }
-}
+});

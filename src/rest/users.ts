@@ -4,7 +4,7 @@ import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
 import { presentCurrentUser } from './present.js';
-import { sendJson } from './respond.js';
+import { sendJson } from '../http/json.js';
 
 /** The GitLab API level pulsegate implements; clients use it for feature detection. */
 export const GITLAB_API_VERSION = '17.5.0';

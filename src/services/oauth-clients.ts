@@ -108,7 +108,9 @@ export class ApplicationService {
     await this.throttle.check([['client', address]]);
     const fail = async (): Promise<never> => {
       await this.throttle.fail([['client', address]]);
-      throw new OAuthError('invalid_client', undefined, 401, credentials.method === 'basic');
+      throw new OAuthError('invalid_client', undefined, {
+        basicChallenge: credentials.method === 'basic',
+      });
     };
     const app =
       credentials.clientId.length <= 200 ? await this.apps.byUid(credentials.clientId) : undefined;

@@ -169,11 +169,9 @@ export class OAuthTokenService {
     const row = (await this.find(token, hint))?.row;
     if (!row) return;
     if (row.application_id !== null && row.application_id !== client?.id) {
-      throw new OAuthError(
-        'unauthorized_client',
-        'You are not authorized to revoke this token',
-        403,
-      );
+      throw new OAuthError('unauthorized_client', 'You are not authorized to revoke this token', {
+        code: 'OAUTH_FORBIDDEN',
+      });
     }
     await this.oauth.revokeToken(row.id, this.clock.now());
   }

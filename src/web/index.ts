@@ -3,8 +3,8 @@
  * authorization/consent page, plus the one stylesheet. Every page goes out through sendHtml.
  */
 import { readFileSync } from 'node:fs';
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError } from '../domain/errors.js';
+import type { FastifyInstance } from 'fastify';
+import { errorHandler } from '../http/errors.js';
 import type { Services } from '../services/container.js';
 import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
@@ -19,18 +19,17 @@ const STYLESHEET = readFileSync(new URL('./assets/style.css', import.meta.url));
 
 export function webPages(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      const status = error instanceof DomainError ? error.status : (error.statusCode ?? 500);
-      if (status >= 400 && status < 500) {
-        return sendHtml(
-          reply,
-          status,
-          errorPage('Bad request', 'The request could not be processed.'),
-        );
-      }
-      request.log.error({ err: error }, 'unhandled error in web page');
-      return sendHtml(reply, 500, errorPage('Something went wrong', 'Please try again later.'));
-    });
+    app.setErrorHandler(
+      errorHandler('web', (problem, reply) =>
+        problem.status < 500
+          ? sendHtml(
+              reply,
+              problem.status,
+              errorPage('Bad request', 'The request could not be processed.'),
+            )
+          : sendHtml(reply, 500, errorPage('Something went wrong', 'Please try again later.')),
+      ),
+    );
     app.addHook('preHandler', formGuard(services));
 
     app.get('/assets/style.css', async (_request, reply) =>

@@ -49,7 +49,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await apiUser(world.server, access_token)).status, 200);
     });
 
-    it('B.22: too little scope → 403 insufficient_scope without a challenge', async () => {
+    it('B.22: too little scope → 403 insufficient_scope with an RFC 6750 §3 Bearer challenge', async () => {
       const apps = world.server.services.oauth.applications;
       const { app, secret } = await apps.create(world.alice.id, {
         name: 'Reader',
@@ -63,7 +63,10 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(reply.status, 403);
       assert.equal(reply.body.error, 'insufficient_scope');
-      assert.equal(reply.headers.get('www-authenticate'), null);
+      assert.equal(
+        reply.headers.get('www-authenticate'),
+        'Bearer realm="Protected by OAuth 2.0", error="insufficient_scope", error_description="The request requires higher privileges than provided by the access token.", scope="api read_api"',
+      );
     });
 
     it('D13: no credentials or a garbage token → {"message":"401 Unauthorized"} without a challenge', async () => {

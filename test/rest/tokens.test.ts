@@ -220,7 +220,11 @@ for (const dialect of DIALECTS) {
             scope: 'api read_api',
           }),
         );
-        assert.equal(res.headers.get('www-authenticate'), null);
+        // RFC 6750 §3: the challenge names the error and the scopes that would do.
+        assert.equal(
+          res.headers.get('www-authenticate'),
+          `Bearer realm="Protected by OAuth 2.0", error="insufficient_scope", error_description="${SCOPE_DESCRIPTION}", scope="api read_api"`,
+        );
       }
     });
 
