@@ -1,8 +1,8 @@
 /**
- * Event filters and their validation, shared by REST (`?action=…`) and GraphQL (`filter:{…}`).
- * Messages follow Grape's wording, which GitLab clients show to users.
+ * Event filters, shared by REST (`?action=…`) and GraphQL (`filter:{…}`): the vocabulary they
+ * accept (vocabulary.ts), the lenient day format and the rule that both day bounds exclude the
+ * named day.
  */
-import { ValidationError } from './errors.js';
 import {
   type Action,
   type TargetClass,
@@ -24,24 +24,8 @@ export interface EventFilter {
   sort: SortOrder;
 }
 
-/** A raw query value as the HTTP layer hands it over: a repeated key arrives as an array. */
-export type RawValue = string | string[] | undefined | null;
-
-export interface RawEventFilter {
-  action?: RawValue;
-  target_type?: RawValue;
-  before?: RawValue;
-  after?: RawValue;
-  sort?: RawValue;
-}
-
 const DAY_MS = 86_400_000;
 const DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})(?:$|[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?$)/;
-
-/** A value given as the empty string counts as omitted, as an absent date does in Grape. */
-function present(value: RawValue): value is string | string[] {
-  return value !== undefined && value !== null && value !== '';
-}
 
 /**
  * Lenient date coercion like Grape's `Date`: `YYYY-MM-DD`, optionally followed by a time that is
@@ -72,40 +56,27 @@ export function dayBounds(before: number | undefined, after: number | undefined)
   };
 }
 
-export function parseEventFilter(raw: RawEventFilter): EventFilter {
-  const errors: string[] = [];
-  const filter: EventFilter = { sort: 'desc' };
+/**
+ * Filter parameters as the REST face declares them (rest/params.ts validates them against
+ * the vocabulary and `parseDay` before this runs). An empty value counts as omitted.
+ */
+export interface EventFilterParams {
+  action?: string;
+  target_type?: string;
+  before?: string;
+  after?: string;
+  sort?: string;
+}
 
-  // An array (`action[]=…`) fails Grape's String coercion ("is invalid") before the values check.
-  if (present(raw.action)) {
-    if (typeof raw.action !== 'string') errors.push('action is invalid');
-    else if (isAction(raw.action)) filter.action = raw.action;
-    else errors.push('action does not have a valid value');
+/** The domain filter of validated parameters (both date bounds exclude the named day). */
+export function eventFilterOf(params: EventFilterParams): EventFilter {
+  const filter: EventFilter = { sort: params.sort === 'asc' ? 'asc' : 'desc' };
+  if (params.action && isAction(params.action)) filter.action = params.action;
+  if (params.target_type && isTargetTypeKey(params.target_type)) {
+    filter.targetType = TARGET_TYPES[params.target_type];
   }
-  if (present(raw.target_type)) {
-    if (typeof raw.target_type !== 'string') errors.push('target_type is invalid');
-    else if (isTargetTypeKey(raw.target_type)) filter.targetType = TARGET_TYPES[raw.target_type];
-    else errors.push('target_type does not have a valid value');
-  }
-  let before: number | undefined;
-  let after: number | undefined;
-  if (present(raw.before)) {
-    const day = typeof raw.before === 'string' ? parseDay(raw.before) : null;
-    if (day === null) errors.push('before is invalid');
-    else before = day;
-  }
-  if (present(raw.after)) {
-    const day = typeof raw.after === 'string' ? parseDay(raw.after) : null;
-    if (day === null) errors.push('after is invalid');
-    else after = day;
-  }
-  if (present(raw.sort)) {
-    if (typeof raw.sort !== 'string') errors.push('sort is invalid');
-    else if (raw.sort === 'asc' || raw.sort === 'desc') filter.sort = raw.sort;
-    else errors.push('sort does not have a valid value');
-  }
-  if (errors.length > 0) throw new ValidationError(errors);
-  const bounds = dayBounds(before, after);
+  const day = (value: string | undefined) => (value ? (parseDay(value) ?? undefined) : undefined);
+  const bounds = dayBounds(day(params.before), day(params.after));
   if (bounds.createdBefore !== undefined) filter.createdBefore = bounds.createdBefore;
   if (bounds.createdFrom !== undefined) filter.createdFrom = bounds.createdFrom;
   return filter;

@@ -2,8 +2,6 @@
  * Offset pagination rules (Kaminari as GitLab configures it) and the count cap. GraphQL uses its
  * own cursor arguments but the same page-size bounds and count cap.
  */
-import { ValidationError } from './errors.js';
-import type { RawValue } from './filters.js';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -17,26 +15,20 @@ export interface OffsetPage {
   perPage: number;
 }
 
-const INTEGER = /^[+-]?\d+$/;
+/** An integer as Grape coerces one (sign allowed); anything else is "is invalid". */
+export const INTEGER_PATTERN = '^[+-]?\\d+$';
+/** per_page=0 is refused ("has a value not allowed"); every other integer is clamped. */
+export const ZERO_PATTERN = '^[+-]?0+$';
 
-export function parseOffsetPage(raw: { page?: RawValue; per_page?: RawValue }): OffsetPage {
-  const errors: string[] = [];
+/** Kaminari's clamps on validated integers: page below 1 is 1; per_page negative is the default. */
+export function offsetPageOf(params: { page?: string; per_page?: string }): OffsetPage {
   let page = 1;
   let perPage = DEFAULT_PER_PAGE;
-  if (raw.page !== undefined && raw.page !== null && raw.page !== '') {
-    if (typeof raw.page !== 'string' || !INTEGER.test(raw.page)) errors.push('page is invalid');
-    else page = Math.min(Math.max(Number(raw.page), 1), MAX_PAGE);
+  if (params.page) page = Math.min(Math.max(Number(params.page), 1), MAX_PAGE);
+  if (params.per_page) {
+    const n = Number(params.per_page);
+    if (n > 0) perPage = Math.min(n, MAX_PER_PAGE);
   }
-  if (raw.per_page !== undefined && raw.per_page !== null && raw.per_page !== '') {
-    if (typeof raw.per_page !== 'string' || !INTEGER.test(raw.per_page)) {
-      errors.push('per_page is invalid');
-    } else {
-      const n = Number(raw.per_page);
-      if (n === 0) errors.push('per_page has a value not allowed');
-      else if (n > 0) perPage = Math.min(n, MAX_PER_PAGE);
-    }
-  }
-  if (errors.length > 0) throw new ValidationError(errors);
   return { page, perPage };
 }
 

@@ -1,57 +1,42 @@
 /**
  * The Events API: `/events`, `/users/:id/events`, `/projects/:id/events` (and `/:id/events`, the
- * specification's older form). Parse → authenticate → service → present.
+ * specification's older form). Each route reads like GitLab's endpoint file: declare the
+ * parameters → authenticate → call the activity service → present.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ValidationError } from '../domain/errors.js';
-import { type EventFilter, parseEventFilter } from '../domain/filters.js';
-import { type OffsetPage, parseOffsetPage } from '../domain/pagination.js';
+import { eventFilterOf } from '../domain/filters.js';
+import { offsetPageOf } from '../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
+import type { Viewer } from '../domain/visibility.js';
 import type { ActivitySource } from '../services/activity.js';
 import type { Services } from '../services/container.js';
-import type { Principal } from '../services/credentials.js';
 import { authenticate } from '../http/credentials.js';
 import { setPaginationHeaders } from './pagination.js';
+import { EVENT_LIST_QUERY, type EventListQuery, ID_PARAM } from './params.js';
 import { presentEvent } from './present.js';
-import { type NormalizedQuery, normalizeQuery } from './query.js';
+import type { NormalizedQuery } from './query.js';
 import { sendJsonList } from './respond.js';
 
-/** Pagination and filter parameters validated together, so one 400 names every bad one. */
-function parseParams(query: NormalizedQuery): {
-  filter: EventFilter;
-  page: OffsetPage;
-} {
-  const messages: string[] = [];
-  let page: OffsetPage | undefined;
-  let filter: EventFilter | undefined;
-  try {
-    page = parseOffsetPage({ page: query.page, per_page: query.per_page });
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    messages.push(...error.messages);
-  }
-  try {
-    filter = parseEventFilter(query);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    messages.push(...error.messages);
-  }
-  if (messages.length > 0) throw new ValidationError(messages);
-  return { filter: filter!, page: page! };
-}
+type ListRequest = FastifyRequest<{ Querystring: EventListQuery }>;
+type SourceRequest = FastifyRequest<{ Querystring: EventListQuery; Params: { id: string } }>;
+
+const LIST = { schema: { querystring: EVENT_LIST_QUERY } };
+const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
 
 export function eventRoutes(app: FastifyInstance, services: Services): void {
   const { activity, config } = services;
 
+  /** One page of a source's events, with GitLab's pagination headers. */
   async function list(
-    request: FastifyRequest,
+    request: ListRequest,
     reply: FastifyReply,
     source: ActivitySource,
-    principal: Principal | null,
+    viewer: Viewer | null,
   ) {
-    const query = normalizeQuery(request.query);
-    const { filter, page } = parseParams(query);
-    const listing = await activity.listPage(source, filter, principal?.viewer ?? null, page);
+    const { query } = request;
+    const filter = eventFilterOf(query);
+    const page = offsetPageOf(query);
+    const listing = await activity.listPage(source, filter, viewer, page);
     const path = request.url.split('?')[0]!;
     setPaginationHeaders(
       reply,
@@ -64,35 +49,33 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
       },
       config.externalUrl,
       path,
-      query,
+      query as NormalizedQuery,
       { sort: filter.sort },
     );
     return sendJsonList(reply, listing.events, (e) => presentEvent(e, config.externalUrl));
   }
 
-  app.get('/events', async (request, reply) => {
+  app.get('/events', LIST, async (request: ListRequest, reply) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true);
-    const { scope } = normalizeQuery(request.query);
-    return list(
-      request,
-      reply,
-      { kind: 'viewer', scope: typeof scope === 'string' ? scope : undefined },
-      principal,
-    );
+    const { scope } = request.query;
+    const source = {
+      kind: 'viewer',
+      scope: typeof scope === 'string' ? scope : undefined,
+    } as const;
+    return list(request, reply, source, principal!.viewer);
   });
 
-  app.get<{ Params: { id: string } }>('/users/:id/events', async (request, reply) => {
+  app.get('/users/:id/events', BY_ID, async (request: SourceRequest, reply) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
-    return list(request, reply, { kind: 'user', idOrUsername: request.params.id }, principal);
+    const source = { kind: 'user', idOrUsername: request.params.id } as const;
+    return list(request, reply, source, principal?.viewer ?? null);
   });
 
-  const projectEvents = async (
-    request: FastifyRequest<{ Params: { id: string } }>,
-    reply: FastifyReply,
-  ) => {
+  const projectEvents = async (request: SourceRequest, reply: FastifyReply) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
-    return list(request, reply, { kind: 'project', idOrPath: request.params.id }, principal);
+    const source = { kind: 'project', idOrPath: request.params.id } as const;
+    return list(request, reply, source, principal?.viewer ?? null);
   };
-  app.get<{ Params: { id: string } }>('/projects/:id/events', projectEvents);
-  app.get<{ Params: { id: string } }>('/:id/events', projectEvents);
+  app.get('/projects/:id/events', BY_ID, projectEvents);
+  app.get('/:id/events', BY_ID, projectEvents);
 }

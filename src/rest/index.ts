@@ -2,13 +2,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/container.js';
 import { restErrorHandler } from './errors.js';
+import { grapeErrors } from './params.js';
+import { normalizeQuery } from './query.js';
 import { eventRoutes } from './events.js';
-import { sendJson } from './respond.js';
+import { sendJson } from '../http/json.js';
 import { userRoutes } from './users.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.setErrorHandler(restErrorHandler);
+    app.setSchemaErrorFormatter(grapeErrors);
+    // Parameters are read as Rack reads them before the declared schemas check them.
+    app.addHook('preValidation', async (request) => {
+      request.query = normalizeQuery(request.query);
+    });
     app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
     eventRoutes(app, services);
     userRoutes(app, services, revision);
