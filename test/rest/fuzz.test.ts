@@ -1,7 +1,9 @@
 /**
  * Property-based: random query strings, paths (percent-encoding junk included) and header values
  * at every API endpoint never produce a 5xx; every answer is JSON, errors carry a `message` or
- * `error` string and successful event listings are arrays.
+ * `error` string and successful event listings are arrays. Valid requests are mixed into every
+ * stream and must still answer 200 with the exact events, so a server that refuses everything
+ * (or answers 404 to all) fails these suites.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -97,6 +99,8 @@ for (const dialect of DIALECTS) {
     let server: TestServer;
     let token: string;
     let projectId: number;
+    /** Ids of the seeded events, oldest first. */
+    const eventIds: number[] = [];
 
     before(async () => {
       server = await startServer({
@@ -106,13 +110,14 @@ for (const dialect of DIALECTS) {
           const alice = await f.user('alice');
           projectId = (await f.project('acme/app', alice.id, 'public')).id;
           for (let i = 0; i < 5; i++) {
-            await f.event({
+            const event = await f.event({
               projectId,
               authorId: alice.id,
               action: i % 2 ? 'pushed' : 'joined',
               createdAt: Date.UTC(2026, 0, 1 + i),
               ...(i % 2 ? { push: { commits: [{ id: 'a'.repeat(40), message: 'x' }] } } : {}),
             });
+            eventIds.push(event.id);
           }
           token = await f.token(alice.id, ['api']);
         },
@@ -138,12 +143,64 @@ for (const dialect of DIALECTS) {
     const withToken = (headers: Record<string, string>) =>
       Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace('valid', token)]));
 
+    /** Valid requests with answers known from the seed, one picked per fuzz step. */
+    const valid = (): Array<{
+      path: string;
+      headers: Record<string, string>;
+      ids: number[];
+      actions: string[];
+    }> => [
+      {
+        path: `/api/v4/projects/${projectId}/events?per_page=2&sort=asc`,
+        headers: {},
+        ids: eventIds.slice(0, 2),
+        actions: ['joined', 'pushed to'],
+      },
+      {
+        path: '/api/v4/projects/acme%2Fapp/events?action=pushed',
+        headers: { 'PRIVATE-TOKEN': token },
+        ids: [eventIds[3]!, eventIds[1]!],
+        actions: ['pushed to', 'pushed to'],
+      },
+      {
+        path: '/api/v4/users/alice/events?target_type=&page=1&after=2025-12-31&before=2026-01-03',
+        headers: { Authorization: `Bearer ${token}` },
+        ids: [eventIds[1]!, eventIds[0]!],
+        actions: ['pushed to', 'joined'],
+      },
+      {
+        path: '/api/v4/events?per_page=1&page=5',
+        headers: { 'PRIVATE-TOKEN': token },
+        ids: [eventIds[0]!],
+        actions: ['joined'],
+      },
+    ];
+
+    /** A valid request still gets exactly its events: the fuzzing broke nothing. */
+    async function assertValidStillAnswers(which: number) {
+      const request = valid()[which % valid().length]!;
+      const res = await rawGet(server.url, request.path, request.headers);
+      assert.equal(res.status, 200, `${request.path}: ${res.text}`);
+      const body = res.body as Array<{ id: number; action_name: string }>;
+      assert.deepEqual(
+        body.map((e) => e.id),
+        request.ids,
+        request.path,
+      );
+      assert.deepEqual(
+        body.map((e) => e.action_name),
+        request.actions,
+        request.path,
+      );
+    }
+
     it('random query strings on every endpoint', async () => {
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 0, max: 6 }), query, auth, async (which, q, headers) => {
           const { path, listing } = endpoints()[which]!;
           const res = await rawGet(server.url, `${path}?${q}`, withToken(headers));
           assertWellFormed(res, listing, `${path}?${q}`);
+          await assertValidStillAnswers(which);
         }),
         { numRuns: 250 },
       );
@@ -167,6 +224,7 @@ for (const dialect of DIALECTS) {
             const res = await rawGet(server.url, path, withToken(headers));
             // Only the three listing routes can answer 2xx with a list.
             assertWellFormed(res, which < 3, path);
+            await assertValidStillAnswers(which);
           },
         ),
         { numRuns: 250 },
@@ -197,6 +255,7 @@ for (const dialect of DIALECTS) {
             }
             const res = await rawGet(server.url, path, headers);
             assertWellFormed(res, listing, `${path} ${JSON.stringify(headers)}`);
+            await assertValidStillAnswers(which);
           },
         ),
         { numRuns: 250 },
@@ -215,6 +274,7 @@ for (const dialect of DIALECTS) {
           );
           assertWellFormed(res, false, `DELETE ${path}?${q}`);
           assert.ok(res.status >= 400, `DELETE ${path}: ${res.status}`);
+          await assertValidStillAnswers(which);
         }),
         { numRuns: 60 },
       );
