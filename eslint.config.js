@@ -2,6 +2,62 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const FACES = ['rest', 'graphql', 'oauth', 'web'];
+
+/** One `no-restricted-imports` block per layer: what each folder of src/ may not import. */
+function layerRules() {
+  const restricted = (files, patterns) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  });
+  const folder = (name, why) => ({ regex: `(^|/)${name}/`, message: why });
+  const store = folder(
+    'store',
+    'Faces reach data through services (src/services), never the store: see docs/ARCHITECTURE.md.',
+  );
+  const faceRules = FACES.map((face) =>
+    restricted(
+      [`src/${face}/**/*.ts`],
+      [
+        store,
+        ...FACES.filter((other) => other !== face).map((other) =>
+          folder(other, `A face never imports another face (${other}/); share it in http/ or below.`),
+        ),
+        folder('data', 'Data tooling (import, export, seed) is for the CLI, not for requests.'),
+      ],
+    ),
+  );
+  return [
+    ...faceRules,
+    restricted(
+      ['src/http/**/*.ts'],
+      [store, ...FACES.map((face) => folder(face, 'http/ serves every face and imports none.'))],
+    ),
+    restricted(
+      ['src/services/**/*.ts'],
+      [
+        ...[...FACES, 'http'].map((face) => folder(face, 'Services never know which face calls them.')),
+        folder('data', 'Request services do not depend on data tooling.'),
+      ],
+    ),
+    restricted(
+      ['src/store/**/*.ts'],
+      [...FACES, 'http', 'services', 'data'].map((layer) =>
+        folder(layer, 'The store is the bottom layer: it imports only domain/ and itself.'),
+      ),
+    ),
+    restricted(
+      ['src/domain/**/*.ts'],
+      [
+        {
+          regex: '^(?!\\./|node:)',
+          message: 'domain/ is pure: it imports only domain/ (and node: built-ins), nothing else.',
+        },
+      ],
+    ),
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -9,7 +65,7 @@ export default tseslint.config(
       'data/',
       'dist/',
       '.scratch/',
-      'src/gql/',
+      'test/graphql/generated/',
       'test-artifacts/',
       'bench/results/',
     ],
@@ -67,4 +123,6 @@ export default tseslint.config(
       ],
     },
   },
+  // The house's one-way flow (docs/ARCHITECTURE.md): faces → services → store and domain.
+  ...layerRules(),
 );
