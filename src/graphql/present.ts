@@ -161,15 +161,9 @@ export class Presenter {
 
   issue(issue: IssueView, author: UserView | null): IssueType {
     return {
+      ...this.mergeRequest(issue, author),
       __typename: 'Issue',
-      databaseId: issue.id,
-      iid: issue.iid,
-      title: issue.title,
-      state: issue.state,
       confidential: issue.confidential,
-      projectId: issue.projectId,
-      author: this.maybeUser(author),
-      createdAt: issue.createdAt,
     };
   }
 

@@ -2,6 +2,7 @@
  * Event views: an event with everything a face shows about it (author, project, target title and
  * iid, note, push payload), loaded for a whole page at once.
  */
+import type { PushCommit, StoredPush } from '../domain/push-payload.js';
 import {
   type Action,
   type PushAction,
@@ -20,25 +21,11 @@ import {
   userView,
 } from './views.js';
 
-export interface Commit {
-  id: string;
-  message: string;
-  timestamp: string;
-  url: string;
-  author: { name: string; email: string };
-}
+/** A commit as push payloads store it (the newest 20 of a push). */
+export type Commit = PushCommit;
 
-export interface PushView {
-  action: PushAction;
-  refType: RefType;
-  /** Short ref name. */
-  ref: string;
-  commitFrom: string | null;
-  commitTo: string | null;
-  commitCount: number;
-  commitTitle: string | null;
-  commits: Commit[];
-}
+/** A push as stored: short ref, derived action, commit title and the newest commits. */
+export type PushView = StoredPush;
 
 export interface EventView {
   id: number;

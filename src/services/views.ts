@@ -42,15 +42,8 @@ export interface ProjectView {
   createdAt: number;
 }
 
-export interface IssueView {
-  id: number;
-  projectId: number;
-  iid: number;
-  title: string;
-  authorId: number;
+export interface IssueView extends MergeRequestView {
   confidential: boolean;
-  state: string;
-  createdAt: number;
 }
 
 export interface MergeRequestView {
@@ -175,18 +168,10 @@ function toProjectView(row: ProjectRow): ProjectView {
 }
 
 export function issueView(row: IssueRow): IssueView {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    iid: row.iid,
-    title: row.title,
-    authorId: row.author_id,
-    confidential: row.confidential === 1,
-    state: row.state,
-    createdAt: row.created_at,
-  };
+  return { ...mergeRequestView(row), confidential: row.confidential === 1 };
 }
 
+/** Issues share every column of a merge request's view, and add `confidential`. */
 export function mergeRequestView(row: MergeRequestRow): MergeRequestView {
   return {
     id: row.id,
