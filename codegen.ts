@@ -10,7 +10,7 @@ const config: CodegenConfig = {
   documents: ['test/graphql/operations/**/*.graphql'],
   ignoreNoDocuments: false,
   generates: {
-    'src/gql/': {
+    'test/graphql/generated/': {
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: {

@@ -1,5 +1,5 @@
 /**
- * A typed GraphQL client for tests: sends a generated document (src/gql) to a running server and
+ * A typed GraphQL client for tests: sends a generated document (test/graphql/generated) to a running server and
  * returns status, headers and the parsed body typed by the operation.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ProjectEventsDocument, UserEventsDocument } from '../../src/gql/graphql.js';
+import { ProjectEventsDocument, UserEventsDocument } from './generated/graphql.js';
 import { type Catalog, seedCatalog } from '../helpers/catalog.js';
 import { type TestServer, startServer } from '../helpers/server.js';
 import { ENGINES, type GqlResponse, gql, raw } from './client.js';

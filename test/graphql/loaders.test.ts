@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { buildServer } from '../../src/server.js';
 import { ManualClock } from '../../src/services/clock.js';
 import { Store, openStore } from '../../src/store/store.js';
-import { EventDetailsDocument } from '../../src/gql/graphql.js';
+import { EventDetailsDocument } from './generated/graphql.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, createTestDatabase } from '../helpers/server.js';
 import { ENGINES, gql } from './client.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProjectEventsDocument } from '../../src/gql/graphql.js';
+import { ProjectEventsDocument } from './generated/graphql.js';
 import { insertEvents } from '../helpers/bulk.js';
 import { type Catalog, seedCatalog } from '../helpers/catalog.js';
 import { get, ids } from '../helpers/http.js';

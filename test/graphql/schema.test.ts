@@ -1,6 +1,6 @@
 /**
  * The committed artifacts follow the code: `schema.graphql` is what the code builds, and the typed
- * documents in `src/gql/` are what codegen produces from it (run `npm run codegen` to refresh).
+ * documents in `test/graphql/generated/` are what codegen produces from it (run `npm run codegen` to refresh).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ describe('GraphQL schema and codegen artifacts', () => {
     assert.equal(committed, await schemaText(), 'schema.graphql drifted: run `npm run schema`');
   });
 
-  it('src/gql matches what codegen generates from schema.graphql and the operations', async () => {
+  it('test/graphql/generated matches what codegen generates from schema.graphql and the operations', async () => {
     const outputs = (await generate(
       { ...config, cwd: root.pathname, silent: true },
       false,
@@ -35,11 +35,14 @@ describe('GraphQL schema and codegen artifacts', () => {
       'index.ts',
     ]);
     for (const output of outputs) {
-      const committed = readFileSync(new URL(`src/gql/${basename(output.filename)}`, root), 'utf8');
+      const committed = readFileSync(
+        new URL(`test/graphql/generated/${basename(output.filename)}`, root),
+        'utf8',
+      );
       assert.equal(
         committed,
         output.content,
-        `src/gql/${basename(output.filename)} is stale: run \`npm run codegen\``,
+        `test/graphql/generated/${basename(output.filename)} is stale: run \`npm run codegen\``,
       );
     }
   });

@@ -10,7 +10,7 @@ import {
   UserEventsDocument,
   ViewerEventsDocument,
   type ViewerEventsQuery,
-} from '../../src/gql/graphql.js';
+} from './generated/graphql.js';
 import { ACTIONS, TARGET_TYPES } from '../../src/domain/vocabulary.js';
 import { type Catalog, seedCatalog } from '../helpers/catalog.js';
 import { Fixtures } from '../helpers/fixtures.js';
