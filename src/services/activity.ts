@@ -110,35 +110,18 @@ export class ActivityService {
 
   /** The viewer's own events, or with scope `all` every event in the viewer's projects. */
   viewerListing(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
-    return this.listing({
-      source:
-        scope === 'all'
-          ? { kind: 'memberships', userId: viewer.userId }
-          : { kind: 'author', userId: viewer.userId },
-      filter,
-      viewer,
-    });
+    return this.listing(viewerQuery(viewer, scope, filter));
   }
 
   /** A user's events; empty by rule for a profile the viewer may not read. */
   userListing(user: UserView, filter: EventFilter, viewer: Viewer | null): EventListing {
-    if (!canReadUserProfile(user, viewer)) return EventListing.EMPTY;
-    return this.listing({ source: { kind: 'author', userId: user.id }, filter, viewer });
+    const q = userQuery(user, filter, viewer);
+    return q ? this.listing(q) : EventListing.EMPTY;
   }
 
   /** A project's events, for a project `findProject` resolved for this viewer. */
   projectListing(resolved: ResolvedProject, filter: EventFilter, viewer: Viewer | null) {
-    const { project, accessLevel } = resolved;
-    return this.listing({
-      source: {
-        kind: 'project',
-        projectId: project.id,
-        visibility: project.visibility,
-        accessLevel,
-      },
-      filter,
-      viewer,
-    });
+    return this.listing(projectQuery(resolved, filter, viewer));
   }
 
   private listing(q: EventQuery): EventListing {
@@ -151,38 +134,15 @@ export class ActivityService {
     filter: EventFilter,
     viewer: Viewer | null,
   ): Promise<EventQuery | null> {
-    if (source.kind === 'user') {
-      const user = await this.findUserRow(source.idOrUsername);
-      const profile = {
-        id: user.id,
-        state: user.state,
-        privateProfile: user.private_profile === 1,
-      };
-      if (!canReadUserProfile(profile, viewer)) return null;
-      return { source: { kind: 'author', userId: user.id }, filter, viewer };
+    switch (source.kind) {
+      case 'user':
+        return userQuery(await this.findUser(source.idOrUsername), filter, viewer);
+      case 'project':
+        return projectQuery(await this.findProject(source.idOrPath, viewer), filter, viewer);
+      case 'viewer':
+        if (!viewer) throw new Error('viewer source needs an authenticated viewer');
+        return viewerQuery(viewer, source.scope, filter);
     }
-    if (source.kind === 'project') {
-      const { project, accessLevel } = await this.findProject(source.idOrPath, viewer);
-      return {
-        source: {
-          kind: 'project',
-          projectId: project.id,
-          visibility: project.visibility,
-          accessLevel,
-        },
-        filter,
-        viewer,
-      };
-    }
-    if (!viewer) throw new Error('viewer source needs an authenticated viewer');
-    return {
-      source:
-        source.scope === 'all'
-          ? { kind: 'memberships', userId: viewer.userId }
-          : { kind: 'author', userId: viewer.userId },
-      filter,
-      viewer,
-    };
   }
 
   /** Offset pagination as REST serves it. */
@@ -261,4 +221,34 @@ export class ActivityService {
     const [found] = await listing.window({ afterId: id + 1, limit: 1 });
     return found && found.id === id ? found : null;
   }
+}
+
+function viewerQuery(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventQuery {
+  return {
+    source:
+      scope === 'all'
+        ? { kind: 'memberships', userId: viewer.userId }
+        : { kind: 'author', userId: viewer.userId },
+    filter,
+    viewer,
+  };
+}
+
+/** Null when the profile is private or blocked for this viewer (GitLab answers `[]`). */
+function userQuery(user: UserView, filter: EventFilter, viewer: Viewer | null): EventQuery | null {
+  if (!canReadUserProfile(user, viewer)) return null;
+  return { source: { kind: 'author', userId: user.id }, filter, viewer };
+}
+
+function projectQuery(
+  resolved: ResolvedProject,
+  filter: EventFilter,
+  viewer: Viewer | null,
+): EventQuery {
+  const { project, accessLevel } = resolved;
+  return {
+    source: { kind: 'project', projectId: project.id, visibility: project.visibility, accessLevel },
+    filter,
+    viewer,
+  };
 }
