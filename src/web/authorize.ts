@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { withResponseParams } from '../domain/redirect-uri.js';
-import { readParams } from '../oauth/params.js';
+import { readParams } from '../http/params.js';
 import type { Services } from '../services/container.js';
 import type { AuthorizationRequest } from '../services/oauth-authorization.js';
 import type { ActiveSession } from '../services/sessions.js';
