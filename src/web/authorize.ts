@@ -114,11 +114,11 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
       await sessions.setReturnTo(anonymous, request.url);
       return reply.redirect('/users/sign_in', 302);
     }
-    const owner = await services.store.users.byId(result.request.app.owner_id);
+    const owner = await services.oauth.accounts.username(result.request.app.owner_id);
     return sendHtml(
       reply,
       200,
-      consentPage(services, session, user, result.request, owner?.username ?? 'unknown'),
+      consentPage(services, session, user, result.request, owner ?? 'unknown'),
     );
   });
 

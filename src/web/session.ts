@@ -67,8 +67,7 @@ export async function signedInUser(
   session: ActiveSession | null,
 ): Promise<UserRow | null> {
   if (!session || session.row.user_id === null) return null;
-  const user = await services.store.users.byId(session.row.user_id);
-  return user && user.state === 'active' ? user : null;
+  return services.oauth.accounts.activeUser(session.row.user_id);
 }
 
 /**

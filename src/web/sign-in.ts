@@ -125,7 +125,7 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
   app.post('/users/two_factor', async (request, reply) => {
     const session = (await currentSession(services, request))!;
     const pending = session.row.pending_user_id;
-    const user = pending === null ? undefined : await services.store.users.byId(pending);
+    const user = pending === null ? null : await accounts.activeUser(pending);
     if (!user) return reply.redirect('/users/sign_in', 303);
     const keys = [['account', `user:${user.id}`] as ['account', string]];
     try {
