@@ -2,7 +2,7 @@
  * The HTML face: sign-in, profile pages (applications, tokens, two-factor) and the OAuth
  * authorization/consent page, plus the one stylesheet. Every page goes out through sendHtml.
  */
-import { readFileSync } from 'node:fs';
+import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
@@ -15,7 +15,8 @@ import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
 import { twoFactorRoutes } from './two-factor.js';
 
-const STYLESHEET = readFileSync(new URL('./assets/style.css', import.meta.url));
+/** Beside this module in src/ and in dist/ (scripts/build.mjs copies non-TypeScript files). */
+const ASSETS = new URL('./assets/', import.meta.url);
 
 export function webPages(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -33,13 +34,16 @@ export function webPages(services: Services) {
     });
     app.addHook('preHandler', formGuard(services));
 
-    app.get('/assets/style.css', async (_request, reply) =>
-      reply
-        .header('content-type', 'text/css; charset=utf-8')
-        .header('cache-control', 'public, max-age=3600')
-        .header('x-content-type-options', 'nosniff')
-        .send(STYLESHEET),
-    );
+    // One route per file found at start (no wildcard): nothing else under /assets/ resolves.
+    await app.register(fastifyStatic, {
+      root: ASSETS,
+      prefix: '/assets/',
+      wildcard: false,
+      index: false,
+      decorateReply: false,
+      maxAge: 3600_000,
+      setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
+    });
     app.get('/profile', async (_request, reply) => reply.redirect('/profile/applications', 303));
     homeRoutes(app, services);
     signInRoutes(app, services);
