@@ -8,6 +8,7 @@ import { type Scope, SCOPES } from '../domain/scopes.js';
 import { ApplicationStore } from '../store/applications.js';
 import { OAuthStore } from '../store/oauth.js';
 import type { OAuthApplicationRow } from '../store/schema.js';
+import { SecretStore } from '../store/secrets.js';
 import { SessionStore } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { AccountService } from './accounts.js';
@@ -157,7 +158,7 @@ export function createOAuthServices(
     authorization,
     tokens,
     accounts,
-    sessions: new SessionService(new SessionStore(store.db), clock),
+    sessions: new SessionService(new SessionStore(store.db), new SecretStore(store.db), clock),
     twoFactor: new TwoFactorService(store, clock),
     throttle,
   };

@@ -12,7 +12,7 @@ import type { ActiveSession } from '../services/sessions.js';
 import type { UserRow } from '../store/schema.js';
 import { pageContext } from './guard.js';
 import { csrfField, errorPage, html, layout, sendHtml } from './html.js';
-import { currentSession, ensureSession, formValue, signedInUser } from './session.js';
+import { currentSession, formValue, rememberReturnTo, signedInUser } from './session.js';
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
   api: 'Full read and write access to the API, including all projects you can see.',
@@ -110,8 +110,7 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
     const session = await currentSession(services, request);
     const user = await signedInUser(services, session);
     if (!session || !user) {
-      const anonymous = await ensureSession(services, request, reply);
-      await sessions.setReturnTo(anonymous, request.url);
+      rememberReturnTo(request, reply, services.config, request.url);
       return reply.redirect('/users/sign_in', 302);
     }
     const owner = await services.oauth.accounts.username(result.request.app.owner_id);

@@ -2,6 +2,7 @@
  * The HTML face: sign-in, profile pages (applications, tokens, two-factor) and the OAuth
  * authorization/consent page, plus the one stylesheet. Every page goes out through sendHtml.
  */
+import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.js';
@@ -32,6 +33,7 @@ export function webPages(services: Services) {
       request.log.error({ err: error }, 'unhandled error in web page');
       return sendHtml(reply, 500, errorPage('Something went wrong', 'Please try again later.'));
     });
+    await app.register(fastifyCookie, { secret: await services.oauth.sessions.cookieSecret() });
     app.addHook('preHandler', formGuard(services));
 
     // One route per file found at start (no wildcard): nothing else under /assets/ resolves.
