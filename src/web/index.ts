@@ -12,6 +12,7 @@ import { authorizeRoutes } from './authorize.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
 import { errorPage, sendHtml } from './html.js';
+import { limitPages } from './page-limit.js';
 import { signInRoutes } from './sign-in.js';
 import { tokenRoutes } from './tokens.js';
 import { twoFactorRoutes } from './two-factor.js';
@@ -34,9 +35,9 @@ export function webPages(services: Services) {
       return sendHtml(reply, 500, errorPage('Something went wrong', 'Please try again later.'));
     });
     await app.register(fastifyCookie, { secret: await services.oauth.sessions.cookieSecret() });
-    app.addHook('preHandler', formGuard(services));
 
-    // One route per file found at start (no wildcard): nothing else under /assets/ resolves.
+    // One route per file found at start (no wildcard): nothing else under /assets/ resolves. The
+    // stylesheet is outside the page budget: every page loads it, and it costs no database work.
     await app.register(fastifyStatic, {
       root: ASSETS,
       prefix: '/assets/',
@@ -46,12 +47,19 @@ export function webPages(services: Services) {
       maxAge: 3600_000,
       setHeaders: (res) => res.setHeader('x-content-type-options', 'nosniff'),
     });
-    app.get('/profile', async (_request, reply) => reply.redirect('/profile/applications', 303));
-    homeRoutes(app, services);
-    signInRoutes(app, services);
-    authorizeRoutes(app, services);
-    applicationRoutes(app, services);
-    tokenRoutes(app, services);
-    twoFactorRoutes(app, services);
+
+    await app.register(async (pages) => {
+      limitPages(pages, services.config);
+      pages.addHook('preHandler', formGuard(services));
+      pages.get('/profile', async (_request, reply) =>
+        reply.redirect('/profile/applications', 303),
+      );
+      homeRoutes(pages, services);
+      signInRoutes(pages, services);
+      authorizeRoutes(pages, services);
+      applicationRoutes(pages, services);
+      tokenRoutes(pages, services);
+      twoFactorRoutes(pages, services);
+    });
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Anonymous visitors: what they may make the server keep (nothing in the database; a bounded,
- * signed return path in a cookie).
+ * signed return path in a cookie) and how fast they may ask for pages.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +12,7 @@ import {
   type OAuthWorld,
   PASSWORD,
   REDIRECT,
+  csrfOf,
   startOAuthServer,
 } from '../oauth/support.js';
 
@@ -167,6 +168,57 @@ for (const dialect of DIALECTS) {
       } finally {
         await second.app.close();
       }
+    });
+  });
+
+  describe(`page rate limit (${dialect})`, () => {
+    const LIMIT = 6;
+    let world: OAuthWorld;
+    before(async () => {
+      world = await startOAuthServer({ dialect, config: { pageRateLimit: LIMIT } });
+    });
+    after(() => world.close());
+
+    it('answers an HTML 429 with Retry-After past the budget, for every page; assets and the API are not counted', async () => {
+      const browser = new Browser(world.server.url);
+      const form = await browser.fetch('/users/sign_in');
+      const authorize = `/oauth/authorize?${new URLSearchParams({
+        client_id: world.app.uid,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+      })}`;
+      const statuses = [form.status];
+      for (const path of ['/', authorize, '/profile/applications', '/users/two_factor']) {
+        statuses.push((await browser.fetch(path)).status);
+        assert.equal((await browser.fetch('/assets/style.css')).status, 200);
+        assert.equal((await browser.fetch('/.well-known/oauth-authorization-server')).status, 200);
+      }
+      const lastAllowed = await browser.fetch('/users/sign_in', {
+        form: { authenticity_token: csrfOf(form.text), login: 'alice', password: 'wrong' },
+      });
+      statuses.push(lastAllowed.status);
+      assert.deepEqual(statuses, [200, 200, 302, 303, 303, 401]);
+
+      for (const path of ['/users/sign_in', authorize, '/']) {
+        const limited = await browser.fetch(path);
+        assert.equal(limited.status, 429, path);
+        assert.equal(limited.headers.get('content-type'), 'text/html; charset=utf-8');
+        assert.equal(limited.headers.get('x-frame-options'), 'DENY');
+        assert.equal(limited.headers.get('cache-control'), 'no-store');
+        const retryAfter = limited.headers.get('retry-after')!;
+        assert.match(retryAfter, /^\d+$/);
+        assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, retryAfter);
+        assert.match(limited.text, /<h1>Too many requests<\/h1>/);
+        assert.match(limited.text, new RegExp(`Try again in ${retryAfter} seconds\\.`));
+      }
+      // A correct password is not even checked while the address is over its budget.
+      const post = await browser.fetch('/users/sign_in', {
+        form: { authenticity_token: csrfOf(form.text), login: 'alice', password: PASSWORD },
+      });
+      assert.equal(post.status, 429);
+      assert.equal(browser.cookies.has('_pulsegate_session'), true);
+      assert.deepEqual(await sessionRows(world.server), []);
+      assert.equal((await browser.fetch('/assets/style.css')).status, 200);
     });
   });
 }
