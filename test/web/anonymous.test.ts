@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import * as OTPAuth from 'otpauth';
 import { buildServer } from '../../src/server.js';
 import { RETURN_TO_MAX } from '../../src/web/session.js';
 import { DIALECTS, type TestServer } from '../helpers/server.js';
@@ -139,6 +140,47 @@ for (const dialect of DIALECTS) {
       }
       const reply = await genuine.signIn('alice', PASSWORD);
       assert.equal(reply.headers.get('location'), '/profile/personal_access_tokens');
+    });
+
+    it('two-factor sign-in: the pending step is stored under a fresh id; the return path survives it', async () => {
+      const { accounts, twoFactor } = world.server.services.oauth;
+      await twoFactor.enrolment((await accounts.activeUser(world.bob.id))!);
+      const enrolled = (await accounts.activeUser(world.bob.id))!;
+      const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrolled.otp_secret!) });
+      const codes = await twoFactor.enable(
+        enrolled,
+        totp.generate({ timestamp: world.server.clock.now() }),
+      );
+      assert.ok(codes);
+
+      const browser = new Browser(world.server.url);
+      const path = authorizePath(500);
+      await browser.fetch(path);
+      await browser.fetch('/users/sign_in');
+      const anonymous = browser.cookies.get('_pulsegate_session');
+      const step = await browser.signIn('bob', PASSWORD);
+      assert.equal(step.status, 303);
+      assert.equal(step.headers.get('location'), '/users/two_factor');
+      assert.notEqual(browser.cookies.get('_pulsegate_session'), anonymous, 'a fresh id');
+      const pending = (await sessionRows(world.server)).filter(
+        (r) => r.pending_user_id === world.bob.id,
+      );
+      assert.equal(pending.length, 1);
+      assert.equal(pending[0]!.user_id, null);
+
+      const form = await browser.fetch('/users/two_factor');
+      const done = await browser.fetch('/users/two_factor', {
+        form: { authenticity_token: csrfOf(form.text), otp_attempt: codes[0]! },
+      });
+      assert.equal(done.status, 303);
+      assert.equal(done.headers.get('location'), path);
+      const rows = await sessionRows(world.server);
+      assert.deepEqual(
+        rows.filter((r) => r.pending_user_id === world.bob.id),
+        [],
+        'the pending session is gone',
+      );
+      assert.equal(rows.filter((r) => r.user_id === world.bob.id).length, 1);
     });
 
     it('two processes over one database share the cookie secret: one signs, the other verifies', async () => {
