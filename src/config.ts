@@ -15,6 +15,8 @@ export interface Config {
   graphqlEngine: GraphqlEngine;
   /** Requests per minute per client on the API; 0 disables the limit. */
   rateLimit: number;
+  /** HTML page requests (sign-in, profile, authorization) per minute per address; 0 disables. */
+  pageRateLimit: number;
   /** Allow the OAuth password grant without client credentials (GitLab's default). */
   passwordGrantWithoutClient: boolean;
   /** Offer the OAuth password grant at all (a documented RFC 9700 deviation; on by default). */
@@ -38,6 +40,7 @@ export interface ConfigInput {
   logLevel?: string | undefined;
   graphqlEngine?: string | undefined;
   rateLimit?: string | number | undefined;
+  pageRateLimit?: string | number | undefined;
   passwordGrantWithoutClient?: string | boolean | undefined;
   passwordGrant?: string | boolean | undefined;
   pageCache?: string | boolean | undefined;
@@ -67,6 +70,12 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   if (!Number.isInteger(rateLimit) || rateLimit < 0) {
     throw new ConfigError(`rate limit must be a whole number of requests per minute: ${rateLimit}`);
   }
+  const pageRateLimit = Number(flags.pageRateLimit ?? env.PULSEGATE_PAGE_RATE_LIMIT ?? 120);
+  if (!Number.isInteger(pageRateLimit) || pageRateLimit < 0) {
+    throw new ConfigError(
+      `page rate limit must be a whole number of requests per minute: ${pageRateLimit}`,
+    );
+  }
   const ropc =
     flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
   const passwordGrant = flags.passwordGrant ?? env.PULSEGATE_PASSWORD_GRANT ?? 'true';
@@ -79,6 +88,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     logLevel,
     graphqlEngine,
     rateLimit,
+    pageRateLimit,
     passwordGrantWithoutClient: ropc === true || ropc === 'true' || ropc === '1',
     passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
     pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',

@@ -96,13 +96,12 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   });
   await app.register(formbody);
 
-  if (config.rateLimit > 0) {
-    await app.register(rateLimit, {
-      global: false,
-      max: config.rateLimit,
-      timeWindow: 60_000,
-    });
-  }
+  // Always there (global: false): each face sets its own budget (API, web pages).
+  await app.register(rateLimit, {
+    global: false,
+    max: config.rateLimit,
+    timeWindow: 60_000,
+  });
 
   await app.register(
     async (api) => {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { OAuthError, missingParameter } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
 import { readClientCredentials } from './client-auth.js';
-import { readParams } from './params.js';
+import { readParams } from '../http/params.js';
 import { allowCors, sendOAuthJson, sendPreflight } from './respond.js';
 import { methodNotAllowed, requireWellFormed } from './token.js';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { OAUTH_DESCRIPTIONS, OAuthError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
-import { readParams } from './params.js';
+import { readParams } from '../http/params.js';
 import { sendOAuthJson } from './respond.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
 import { readClientCredentials } from './client-auth.js';
-import { readParams, type ParamSet } from './params.js';
+import { readParams, type ParamSet } from '../http/params.js';
 import { allowCors, sendOAuthJson, sendPreflight } from './respond.js';
 
 /** The body must be an object of single string values; the query string is never read. */

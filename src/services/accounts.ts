@@ -63,6 +63,17 @@ export class AccountService {
     return result.user;
   }
 
+  /** The user behind a browser session, while the account may still sign in (active). */
+  async activeUser(id: number): Promise<UserRow | null> {
+    const user = await this.store.users.byId(id);
+    return user && user.state === 'active' ? user : null;
+  }
+
+  /** A user's name as pages show it (e.g. who registered an application), or null if gone. */
+  async username(id: number): Promise<string | null> {
+    return (await this.store.users.byId(id))?.username ?? null;
+  }
+
   listTokens(userId: number): Promise<PersonalAccessTokenRow[]> {
     return this.store.tokens.forUser(userId);
   }

@@ -147,7 +147,7 @@ export function createOAuthServices(
     authorization,
     tokens,
     accounts,
-    sessions: new SessionService(store.sessions, clock),
+    sessions: new SessionService(store.sessions, store.secrets, clock),
     twoFactor: new TwoFactorService(store, clock),
     throttle,
   };

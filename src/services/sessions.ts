@@ -1,90 +1,105 @@
 /**
- * Browser sessions. The cookie holds 256 random bits; the database holds their digest. CSRF tokens
- * are HMACs keyed by the session id over a purpose string, so they need no storage, die with the
- * session, and a token minted for one purpose (e.g. one authorization request) fits no other.
+ * Browser sessions. The cookie holds 256 random bits; the database holds their digest, and only
+ * once there is something to keep: a checked password (second factor pending) or a signed-in
+ * user. Before that the id lives in the cookie alone, so anonymous visitors write nothing.
+ *
+ * CSRF tokens are HMACs keyed by the session id over a purpose string, so they need no storage,
+ * die with the id (a new one at every sign-in), and a token minted for one purpose (e.g. one
+ * authorization request) fits no other.
  */
 import { createHmac } from 'node:crypto';
 import { digest, randomSecret, secretsEqual } from '../domain/secrets.js';
 import type { WebSessionRow } from '../store/schema.js';
+import type { SecretStore } from '../store/secrets.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { Clock } from './clock.js';
 
-/** Anonymous sessions exist for the CSRF token of the sign-in form and the return path. */
-const ANONYMOUS_TTL_MS = 60 * 60_000;
+/** Password checked, second factor pending: as long as the anonymous form used to live. */
+const PENDING_TTL_MS = 60 * 60_000;
 const SIGNED_IN_TTL_MS = 12 * 60 * 60_000;
+/** The shape of every id this service mints: 32 random bytes, base64url. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-export interface ActiveSession {
+/** What CSRF tokens are keyed by: a browser's session id, stored or not. */
+export interface SessionKey {
   /** The cookie value (plaintext session id). */
   id: string;
+}
+
+/** A stored session: second factor pending, or signed in. */
+export interface ActiveSession extends SessionKey {
   row: WebSessionRow;
 }
 
 export class SessionService {
   constructor(
     private readonly sessions: SessionStore,
+    private readonly secrets: SecretStore,
     private readonly clock: Clock,
   ) {}
 
   async load(cookieValue: string | undefined): Promise<ActiveSession | null> {
-    if (!cookieValue || cookieValue.length > 200) return null;
+    if (!cookieValue || !SESSION_ID.test(cookieValue)) return null;
     const row = await this.sessions.byDigest(digest(cookieValue));
     if (!row || row.expires_at <= this.clock.now()) return null;
     return { id: cookieValue, row };
   }
 
-  async startAnonymous(returnTo: string | null = null): Promise<ActiveSession> {
-    return this.create(null, null, returnTo, ANONYMOUS_TTL_MS);
+  /** An id for a browser that has none yet. Nothing is stored until it signs in. */
+  newId(): string {
+    return randomSecret(32);
   }
 
-  async setReturnTo(session: ActiveSession, returnTo: string | null): Promise<void> {
-    await this.sessions.update(session.row.id, { return_to: returnTo });
-    session.row.return_to = returnTo;
+  /** True for a value this service could have minted (anything else is replaced by a new id). */
+  isId(value: string | undefined): value is string {
+    return value !== undefined && SESSION_ID.test(value);
   }
 
-  /** Password accepted, second factor pending: same session, marked. */
-  async markPending(session: ActiveSession, userId: number): Promise<void> {
-    await this.sessions.update(session.row.id, { pending_user_id: userId });
-    session.row.pending_user_id = userId;
-  }
-
-  /** A fresh session id on sign-in (no fixation); the return path carries over. */
-  async signIn(previous: ActiveSession | null, userId: number): Promise<ActiveSession> {
-    const returnTo = previous?.row.return_to ?? null;
+  /** Password accepted, second factor pending: a stored session under a fresh id, marked. */
+  async startPending(previous: ActiveSession | null, userId: number): Promise<ActiveSession> {
     if (previous) await this.sessions.delete(previous.row.id);
-    return this.create(userId, null, returnTo, SIGNED_IN_TTL_MS);
+    return this.create(null, userId, PENDING_TTL_MS);
   }
 
-  async clearReturnTo(session: ActiveSession): Promise<void> {
-    if (session.row.return_to !== null) await this.setReturnTo(session, null);
+  /** A fresh session id on sign-in (no fixation). */
+  async signIn(previous: ActiveSession | null, userId: number): Promise<ActiveSession> {
+    if (previous) await this.sessions.delete(previous.row.id);
+    return this.create(userId, null, SIGNED_IN_TTL_MS);
   }
 
   async destroy(session: ActiveSession): Promise<void> {
     await this.sessions.delete(session.row.id);
   }
 
-  csrfToken(session: ActiveSession, purpose: string): string {
-    return createHmac('sha256', session.id).update(`csrf:${purpose}`).digest('base64url');
+  csrfToken(key: SessionKey, purpose: string): string {
+    return createHmac('sha256', key.id).update(`csrf:${purpose}`).digest('base64url');
   }
 
-  verifyCsrf(session: ActiveSession, purpose: string, presented: string | undefined): boolean {
+  verifyCsrf(key: SessionKey, purpose: string, presented: string | undefined): boolean {
     if (!presented) return false;
-    return secretsEqual(this.csrfToken(session, purpose), presented);
+    return secretsEqual(this.csrfToken(key, purpose), presented);
+  }
+
+  /**
+   * The key the web face signs its cookies with: generated by the first process that asks and
+   * stored in the database, so every process over that database verifies what another signed.
+   */
+  cookieSecret(): Promise<string> {
+    return this.secrets.getOrCreate('cookie', randomSecret(32), this.clock.now());
   }
 
   private async create(
     userId: number | null,
     pendingUserId: number | null,
-    returnTo: string | null,
     ttl: number,
   ): Promise<ActiveSession> {
     const now = this.clock.now();
     await this.sessions.deleteExpired(now);
-    const id = randomSecret(32);
+    const id = this.newId();
     const row = await this.sessions.create({
       idDigest: digest(id),
       userId,
       pendingUserId,
-      returnTo,
       createdAt: now,
       expiresAt: now + ttl,
     });

@@ -198,7 +198,10 @@ export interface WebSessionsTable {
   user_id: number | null;
   /** Password checked, second factor still to come. */
   pending_user_id: number | null;
-  /** Local path to return to after sign-in (e.g. the authorization request). */
+  /**
+   * No longer written: the path to return to after sign-in travels in a signed cookie (web/), so
+   * anonymous visitors store nothing. Kept until a migration drops it.
+   */
   return_to: string | null;
   created_at: EpochMs;
   expires_at: EpochMs;
@@ -209,6 +212,13 @@ export interface AuthThrottleTable {
   key: string;
   failures: number;
   window_start: EpochMs;
+}
+
+export interface ServerSecretsTable {
+  /** e.g. `cookie`: the key @fastify/cookie signs the web face's cookies with. */
+  name: string;
+  value: string;
+  created_at: EpochMs;
 }
 
 export interface Database {
@@ -228,6 +238,7 @@ export interface Database {
   oauth_access_grants: OAuthAccessGrantsTable;
   oauth_access_tokens: OAuthAccessTokensTable;
   web_sessions: WebSessionsTable;
+  server_secrets: ServerSecretsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

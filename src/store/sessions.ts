@@ -9,7 +9,6 @@ export class SessionStore {
     idDigest: string;
     userId: number | null;
     pendingUserId: number | null;
-    returnTo: string | null;
     createdAt: number;
     expiresAt: number;
   }): Promise<WebSessionRow> {
@@ -19,7 +18,6 @@ export class SessionStore {
         id_digest: session.idDigest,
         user_id: session.userId,
         pending_user_id: session.pendingUserId,
-        return_to: session.returnTo,
         created_at: session.createdAt,
         expires_at: session.expiresAt,
       })
@@ -33,13 +31,6 @@ export class SessionStore {
       .selectAll()
       .where('id_digest', '=', idDigest)
       .executeTakeFirst();
-  }
-
-  async update(
-    id: number,
-    changes: Partial<Pick<WebSessionRow, 'pending_user_id' | 'return_to' | 'expires_at'>>,
-  ): Promise<void> {
-    await this.db.updateTable('web_sessions').set(changes).where('id', '=', id).execute();
   }
 
   async delete(id: number): Promise<void> {

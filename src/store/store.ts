@@ -10,6 +10,7 @@ import { EventStore } from './events.js';
 import { migrate } from './migrate.js';
 import { OAuthStore } from './oauth.js';
 import { ProjectStore } from './projects.js';
+import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
 import { ThrottleStore } from './throttle.js';
 import { TokenStore } from './tokens.js';
@@ -24,6 +25,7 @@ export class Store {
   readonly applications: ApplicationStore;
   readonly oauth: OAuthStore;
   readonly sessions: SessionStore;
+  readonly secrets: SecretStore;
   readonly throttle: ThrottleStore;
 
   constructor(readonly conn: Connection) {
@@ -37,6 +39,7 @@ export class Store {
     this.applications = new ApplicationStore(db);
     this.oauth = new OAuthStore(db);
     this.sessions = new SessionStore(db);
+    this.secrets = new SecretStore(db);
     this.throttle = new ThrottleStore(db);
   }
 

@@ -5,14 +5,14 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { withResponseParams } from '../domain/redirect-uri.js';
-import { readParams } from '../oauth/params.js';
+import { readParams } from '../http/params.js';
 import type { Services } from '../services/container.js';
 import type { AuthorizationRequest } from '../services/oauth-authorization.js';
 import type { ActiveSession } from '../services/sessions.js';
 import type { UserRow } from '../store/schema.js';
 import { pageContext } from './guard.js';
 import { csrfField, errorPage, html, layout, sendHtml } from './html.js';
-import { currentSession, ensureSession, formValue, signedInUser } from './session.js';
+import { currentSession, formValue, rememberReturnTo, signedInUser } from './session.js';
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
   api: 'Full read and write access to the API, including all projects you can see.',
@@ -110,15 +110,14 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
     const session = await currentSession(services, request);
     const user = await signedInUser(services, session);
     if (!session || !user) {
-      const anonymous = await ensureSession(services, request, reply);
-      await sessions.setReturnTo(anonymous, request.url);
+      rememberReturnTo(request, reply, services.config, request.url);
       return reply.redirect('/users/sign_in', 302);
     }
-    const owner = await services.store.users.byId(result.request.app.owner_id);
+    const owner = await services.oauth.accounts.username(result.request.app.owner_id);
     return sendHtml(
       reply,
       200,
-      consentPage(services, session, user, result.request, owner?.username ?? 'unknown'),
+      consentPage(services, session, user, result.request, owner ?? 'unknown'),
     );
   });
 

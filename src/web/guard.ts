@@ -7,9 +7,10 @@ import { type Nav, errorPage, sendHtml } from './html.js';
 import {
   FORM_PURPOSE,
   currentSession,
-  ensureSession,
+  currentVisit,
   formValue,
   isCrossSite,
+  rememberReturnTo,
   signedInUser,
 } from './session.js';
 
@@ -29,8 +30,7 @@ export async function requireUser(
   const session = await currentSession(services, request);
   const user = await signedInUser(services, session);
   if (!session || !user) {
-    const anonymous = await ensureSession(services, request, reply);
-    if (request.method === 'GET') await services.oauth.sessions.setReturnTo(anonymous, request.url);
+    if (request.method === 'GET') rememberReturnTo(request, reply, services.config, request.url);
     await reply.redirect('/users/sign_in', 303);
     return null;
   }
@@ -62,9 +62,9 @@ export function formGuard(services: Services) {
       return;
     }
     if (request.routeOptions.url === '/oauth/authorize') return;
-    const session = await currentSession(services, request);
+    const visit = await currentVisit(services, request);
     const token = formValue(request.body, 'authenticity_token');
-    if (!session || !services.oauth.sessions.verifyCsrf(session, FORM_PURPOSE, token)) {
+    if (!visit || !services.oauth.sessions.verifyCsrf(visit, FORM_PURPOSE, token)) {
       await sendHtml(
         reply,
         403,

@@ -1,65 +1,104 @@
 /**
- * The browser session as the web face sees it: the cookie (HttpOnly, SameSite=Lax, Secure when
- * the external URL is https), the signed-in user, and the cross-site checks every POST passes.
+ * The browser session as the web face sees it: the cookies (through @fastify/cookie: HttpOnly,
+ * SameSite=Lax, Secure when the external URL is https), the signed-in user, the path to return to
+ * after sign-in, and the cross-site checks every POST passes.
+ *
+ * Two cookies. `_pulsegate_session` holds the session id: 256 random bits, a stored session only
+ * once someone signs in, before that just the key of the sign-in form's CSRF token. It is not
+ * signed: it is a secret already, looked up by digest. `_pulsegate_return_to` holds the local path
+ * a sign-in was interrupted at (an authorization request, a profile page); it is data the browser
+ * carries for us, so it is signed with the server's cookie secret, and only sent to /users/*.
  */
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession } from '../services/sessions.js';
+import type { ActiveSession, SessionKey } from '../services/sessions.js';
 import type { UserRow } from '../store/schema.js';
 
 export const SESSION_COOKIE = '_pulsegate_session';
+export const RETURN_TO_COOKIE = '_pulsegate_return_to';
+/**
+ * Longer return paths are not kept (the user lands on the default page after sign-in): the cookie
+ * stays well under the 4 KB browsers accept, whatever the client put in `state`.
+ */
+export const RETURN_TO_MAX = 2048;
+const RETURN_TO_TTL_S = 60 * 60;
 /** CSRF purpose of the profile and sign-in forms (the consent form has its own, per request). */
 export const FORM_PURPOSE = 'form';
 
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (typeof header !== 'string') return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-function cookieAttributes(config: Config): string {
-  const secure = config.externalUrl.startsWith('https:') ? '; Secure' : '';
-  return `Path=/; HttpOnly; SameSite=Lax${secure}`;
+function cookieOptions(config: Config): CookieSerializeOptions {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.externalUrl.startsWith('https:'),
+  };
 }
 
 export function setSessionCookie(reply: FastifyReply, config: Config, value: string): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=${value}; ${cookieAttributes(config)}`);
+  reply.setCookie(SESSION_COOKIE, value, cookieOptions(config));
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: Config): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=; ${cookieAttributes(config)}; Max-Age=0`);
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(config));
 }
 
-const loaded = new WeakMap<FastifyRequest, ActiveSession | null>();
+/** A browser: its session id, and the stored session once there is one. */
+export interface Visit extends SessionKey {
+  session: ActiveSession | null;
+}
+
+const visits = new WeakMap<FastifyRequest, Visit | null>();
+
+/** The browser's visit, or null when it has no (well-formed) session cookie. */
+export async function currentVisit(
+  services: Services,
+  request: FastifyRequest,
+): Promise<Visit | null> {
+  if (visits.has(request)) return visits.get(request)!;
+  const { sessions } = services.oauth;
+  const cookie = request.cookies[SESSION_COOKIE];
+  const session = await sessions.load(cookie);
+  const visit = session
+    ? { id: session.id, session }
+    : sessions.isId(cookie)
+      ? { id: cookie, session: null }
+      : null;
+  visits.set(request, visit);
+  return visit;
+}
 
 export async function currentSession(
   services: Services,
   request: FastifyRequest,
 ): Promise<ActiveSession | null> {
-  if (loaded.has(request)) return loaded.get(request)!;
-  const session = await services.oauth.sessions.load(readCookie(request, SESSION_COOKIE));
-  loaded.set(request, session);
-  return session;
+  return (await currentVisit(services, request))?.session ?? null;
 }
 
-/** The session, created (anonymous) and sent as a cookie when the browser has none. */
-export async function ensureSession(
+/** The visit, with a new session id sent as a cookie when the browser has none. Stores nothing. */
+export async function ensureVisit(
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<ActiveSession> {
-  const existing = await currentSession(services, request);
+): Promise<Visit> {
+  const existing = await currentVisit(services, request);
   if (existing) return existing;
-  const session = await services.oauth.sessions.startAnonymous();
+  const visit = { id: services.oauth.sessions.newId(), session: null };
+  setSessionCookie(reply, services.config, visit.id);
+  visits.set(request, visit);
+  return visit;
+}
+
+/** After sign-in, the session replaces whatever the request came with. */
+export function startVisit(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: ActiveSession,
+): void {
   setSessionCookie(reply, services.config, session.id);
-  loaded.set(request, session);
-  return session;
+  visits.set(request, { id: session.id, session });
 }
 
 export async function signedInUser(
@@ -67,8 +106,55 @@ export async function signedInUser(
   session: ActiveSession | null,
 ): Promise<UserRow | null> {
   if (!session || session.row.user_id === null) return null;
-  const user = await services.store.users.byId(session.row.user_id);
-  return user && user.state === 'active' ? user : null;
+  return services.oauth.accounts.activeUser(session.row.user_id);
+}
+
+function returnToOptions(config: Config): CookieSerializeOptions {
+  return { ...cookieOptions(config), path: '/users' };
+}
+
+/** A path of ours: `/x`, never `//host` or `/\host` (which browsers read as another host). */
+function isLocalPath(path: string): boolean {
+  return path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\');
+}
+
+/**
+ * Remembers where to come back to after sign-in, in a signed cookie. A path over RETURN_TO_MAX
+ * is not kept, and any older one is dropped: after sign-in the user lands on the default page.
+ */
+export function rememberReturnTo(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: Config,
+  path: string,
+): void {
+  if (path.length > RETURN_TO_MAX || !isLocalPath(path)) {
+    if (request.cookies[RETURN_TO_COOKIE] !== undefined) {
+      reply.clearCookie(RETURN_TO_COOKIE, returnToOptions(config));
+    }
+    return;
+  }
+  const value = Buffer.from(path, 'utf8').toString('base64url');
+  reply.setCookie(RETURN_TO_COOKIE, value, {
+    ...returnToOptions(config),
+    maxAge: RETURN_TO_TTL_S,
+    signed: true,
+  });
+}
+
+/** The remembered path (when its signature holds), forgotten as it is read. */
+export function takeReturnTo(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: Config,
+): string | null {
+  const raw = request.cookies[RETURN_TO_COOKIE];
+  if (raw === undefined) return null;
+  reply.clearCookie(RETURN_TO_COOKIE, returnToOptions(config));
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || unsigned.value === null) return null;
+  const path = Buffer.from(unsigned.value, 'base64url').toString('utf8');
+  return path.length <= RETURN_TO_MAX && isLocalPath(path) ? path : null;
 }
 
 /**

@@ -2,16 +2,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ThrottledError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession } from '../services/sessions.js';
+import type { ActiveSession, SessionKey } from '../services/sessions.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
 import {
   FORM_PURPOSE,
   clearSessionCookie,
   currentSession,
-  ensureSession,
+  currentVisit,
+  ensureVisit,
   formValue,
-  setSessionCookie,
   signedInUser,
+  startVisit,
+  takeReturnTo,
 } from './session.js';
 
 export const SIGN_IN_FAILED = 'Invalid login or password.';
@@ -65,16 +67,14 @@ function otpForm(csrf: string, errors: string[]): Html {
 /** A new session for the user; back to where the sign-in interrupted (always a local path). */
 async function completeSignIn(
   services: Services,
+  request: FastifyRequest,
   reply: FastifyReply,
-  previous: ActiveSession,
+  previous: ActiveSession | null,
   userId: number,
 ) {
   const session = await services.oauth.sessions.signIn(previous, userId);
-  const target = session.row.return_to;
-  await services.oauth.sessions.clearReturnTo(session);
-  setSessionCookie(reply, services.config, session.id);
-  const local = target && target.startsWith('/') && !target.startsWith('//') ? target : HOME;
-  return reply.redirect(local, 303);
+  startVisit(services, request, reply, session);
+  return reply.redirect(takeReturnTo(request, reply, services.config) ?? HOME, 303);
 }
 
 function throttled(reply: FastifyReply, error: ThrottledError, page: Html) {
@@ -84,16 +84,17 @@ function throttled(reply: FastifyReply, error: ThrottledError, page: Html) {
 
 export function signInRoutes(app: FastifyInstance, services: Services): void {
   const { sessions, accounts, twoFactor, throttle } = services.oauth;
-  const csrfOf = (session: ActiveSession) => sessions.csrfToken(session, FORM_PURPOSE);
+  const csrfOf = (key: SessionKey) => sessions.csrfToken(key, FORM_PURPOSE);
 
   app.get('/users/sign_in', async (request, reply) => {
-    const session = await ensureSession(services, request, reply);
-    if (await signedInUser(services, session)) return reply.redirect(HOME, 303);
-    return sendHtml(reply, 200, signInForm(csrfOf(session), '', []));
+    const visit = await ensureVisit(services, request, reply);
+    if (await signedInUser(services, visit.session)) return reply.redirect(HOME, 303);
+    return sendHtml(reply, 200, signInForm(csrfOf(visit), '', []));
   });
 
   app.post('/users/sign_in', async (request: FastifyRequest, reply) => {
-    const session = (await currentSession(services, request))!;
+    // formGuard has checked this visit's form token: there is one.
+    const visit = (await currentVisit(services, request))!;
     const login = formValue(request.body, 'login') ?? '';
     const password = formValue(request.body, 'password') ?? '';
     try {
@@ -101,16 +102,17 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
         refuseTwoFactor: false,
       });
       if (result.outcome === 'invalid') {
-        return sendHtml(reply, 401, signInForm(csrfOf(session), login, [SIGN_IN_FAILED]));
+        return sendHtml(reply, 401, signInForm(csrfOf(visit), login, [SIGN_IN_FAILED]));
       }
       if (result.outcome === 'two_factor_required') {
-        await sessions.markPending(session, result.user.id);
+        const pending = await sessions.startPending(visit.session, result.user.id);
+        startVisit(services, request, reply, pending);
         return reply.redirect('/users/two_factor', 303);
       }
-      return completeSignIn(services, reply, session, result.user.id);
+      return completeSignIn(services, request, reply, visit.session, result.user.id);
     } catch (error) {
       if (!(error instanceof ThrottledError)) throw error;
-      return throttled(reply, error, signInForm(csrfOf(session), login, [error.message]));
+      return throttled(reply, error, signInForm(csrfOf(visit), login, [error.message]));
     }
   });
 
@@ -123,10 +125,10 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post('/users/two_factor', async (request, reply) => {
-    const session = (await currentSession(services, request))!;
-    const pending = session.row.pending_user_id;
-    const user = pending === null ? undefined : await services.store.users.byId(pending);
-    if (!user) return reply.redirect('/users/sign_in', 303);
+    const session = await currentSession(services, request);
+    const pending = session?.row.pending_user_id ?? null;
+    const user = pending === null ? null : await accounts.activeUser(pending);
+    if (!session || !user) return reply.redirect('/users/sign_in', 303);
     const keys = [['account', `user:${user.id}`] as ['account', string]];
     try {
       await throttle.check(keys);
@@ -140,7 +142,7 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
       return sendHtml(reply, 401, otpForm(csrfOf(session), ['Invalid two-factor code.']));
     }
     await throttle.reset('account', `user:${user.id}`);
-    return completeSignIn(services, reply, session, user.id);
+    return completeSignIn(services, request, reply, session, user.id);
   });
 
   app.post('/users/sign_out', async (request, reply) => {

@@ -81,6 +81,58 @@ describe('OAuth in a real browser', { skip: BROWSER_SKIP }, () => {
     }
   });
 
+  it('signed out, the authorization request survives the sign-in and comes back to consent', async () => {
+    const probe = await startExampleClient({
+      issuer: world.server.url,
+      clientId: 'x',
+      clientSecret: 'x',
+    });
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const { app, secret } = await world.server.services.oauth.applications.create(world.alice.id, {
+      name: 'Returning client',
+      redirectUris: `http://127.0.0.1:${port}/callback`,
+      scopes: ['read_user'],
+      confidential: true,
+    });
+    const example = await startExampleClient({
+      issuer: world.server.url,
+      clientId: app.uid,
+      clientSecret: secret,
+      port,
+    });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(example.url);
+      await page.click('#sign-in');
+      await page.waitForURL(`${world.server.url}/users/sign_in`);
+      const cookies = await context.cookies();
+      const returnTo = cookies.find((c) => c.name === '_pulsegate_return_to');
+      assert.equal(returnTo?.path, '/users');
+      assert.equal(returnTo?.httpOnly, true);
+      assert.equal(returnTo?.sameSite, 'Lax');
+      await page.fill('input[name=login]', 'alice');
+      await page.fill('input[name=password]', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('button:has-text("Authorize")');
+      assert.match(new URL(page.url()).pathname, /^\/oauth\/authorize$/);
+      assert.match((await page.textContent('h1'))!, /Authorize Returning client/);
+      await page.click('button:has-text("Authorize")');
+      await page.waitForSelector('#events');
+      assert.equal((await page.textContent('#username'))!.trim(), 'alice');
+      const left = await context.cookies();
+      assert.equal(
+        left.find((c) => c.name === '_pulsegate_return_to'),
+        undefined,
+        'used once',
+      );
+    } finally {
+      await example.close();
+      await context.close();
+    }
+  });
+
   it('the consent page cannot be framed', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

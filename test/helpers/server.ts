@@ -82,7 +82,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const store = await openStore(database.url);
   if (options.seed) await options.seed(store);
   const config: Config = {
-    ...loadConfig({ databaseUrl: database.url, port: 0, logLevel: 'silent', rateLimit: 0 }, {}),
+    ...loadConfig(
+      { databaseUrl: database.url, port: 0, logLevel: 'silent', rateLimit: 0, pageRateLimit: 0 },
+      {},
+    ),
     ...options.config,
   };
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0));

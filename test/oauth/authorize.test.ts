@@ -204,8 +204,13 @@ for (const dialect of DIALECTS) {
     it('B.11: sign-in answers 303 and consent 302, never 307/308', async () => {
       const agent = new Browser(world.server.url);
       assert.equal((await agent.signIn('alice', PASSWORD)).status, 303);
-      const location = await obtainCode(world, {}, agent);
-      assert.ok(location);
+      const reply = await agent.consent({ ...base(), redirect_uri: REDIRECT, state: 'xyz' });
+      assert.equal(reply.status, 302);
+      const location = reply.headers.get('location')!;
+      const code = new URL(location).searchParams.get('code')!;
+      assert.match(code, /^[A-Za-z0-9_-]{43}$/);
+      const iss = encodeURIComponent(world.server.url);
+      assert.equal(location, `${REDIRECT}?code=${code}&state=xyz&iss=${iss}`);
     });
 
     it('B.20: a state with markup is URL-encoded in Location and escaped in HTML', async () => {

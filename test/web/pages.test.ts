@@ -116,7 +116,11 @@ for (const dialect of DIALECTS) {
       });
       try {
         const res = await fetch(`${other.server.url}/users/sign_in`);
-        assert.match(res.headers.get('set-cookie')!, /; Secure$/);
+        // Attribute order is the cookie serializer's (@fastify/cookie): Secure before SameSite.
+        assert.match(
+          res.headers.get('set-cookie')!,
+          /^_pulsegate_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+        );
       } finally {
         await other.close();
       }

@@ -1,8 +1,8 @@
 /**
- * Request parameters for the OAuth endpoints. Fastify turns a repeated key into an array and an
- * empty value into "" and JSON bodies may carry any type, so every value is checked here: a
- * repeated parameter is recorded as doubled (RFC 6749 §3.1, §3.2: MUST NOT repeat), a non-string
- * as malformed, and an empty value counts as omitted.
+ * Request parameters as the OAuth endpoints and the authorization page read them. Fastify turns a
+ * repeated key into an array and an empty value into "" and JSON bodies may carry any type, so
+ * every value is checked here: a repeated parameter is recorded as doubled (RFC 6749 §3.1, §3.2:
+ * MUST NOT repeat), a non-string as malformed, and an empty value counts as omitted.
  */
 export interface ParamSet {
   values: Record<string, string | undefined>;
