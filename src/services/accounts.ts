@@ -4,15 +4,15 @@
  */
 import { OAuthError } from '../domain/oauth.js';
 import { verifyPassword } from '../domain/secrets.js';
-import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { issuePersonalToken } from './personal-tokens.js';
 import type { ThrottleKind, ThrottleService } from './throttle.js';
+import { type PersonalTokenView, type UserView, personalTokenView, userView } from './views.js';
 
 export type PasswordCheck =
-  | { outcome: 'ok'; user: UserRow }
-  | { outcome: 'two_factor_required'; user: UserRow }
+  | { outcome: 'ok'; user: UserView }
+  | { outcome: 'two_factor_required'; user: UserView }
   | { outcome: 'invalid' };
 
 export class AccountService {
@@ -52,21 +52,22 @@ export class AccountService {
       return { outcome: 'invalid' };
     }
     await this.throttle.reset('account', accountKey);
-    if (user.two_factor_enabled === 1) return { outcome: 'two_factor_required', user };
-    return { outcome: 'ok', user };
+    const view = userView(user);
+    if (user.two_factor_enabled === 1) return { outcome: 'two_factor_required', user: view };
+    return { outcome: 'ok', user: view };
   }
 
   /** The password grant's view: any refusal is `invalid_grant`. */
-  async userForPasswordGrant(login: string, password: string, address: string): Promise<UserRow> {
+  async userForPasswordGrant(login: string, password: string, address: string): Promise<UserView> {
     const result = await this.checkPassword(login, password, address, { refuseTwoFactor: true });
     if (result.outcome !== 'ok') throw new OAuthError('invalid_grant');
     return result.user;
   }
 
   /** The user behind a browser session, while the account may still sign in (active). */
-  async activeUser(id: number): Promise<UserRow | null> {
+  async activeUser(id: number): Promise<UserView | null> {
     const user = await this.store.users.byId(id);
-    return user && user.state === 'active' ? user : null;
+    return user && user.state === 'active' ? userView(user) : null;
   }
 
   /** A user's name as pages show it (e.g. who registered an application), or null if gone. */
@@ -74,16 +75,17 @@ export class AccountService {
     return (await this.store.users.byId(id))?.username ?? null;
   }
 
-  listTokens(userId: number): Promise<PersonalAccessTokenRow[]> {
-    return this.store.tokens.forUser(userId);
+  async listTokens(userId: number): Promise<PersonalTokenView[]> {
+    return (await this.store.tokens.forUser(userId)).map(personalTokenView);
   }
 
   /** Returns the plaintext once; only its digest is stored. */
-  createToken(
+  async createToken(
     userId: number,
     input: { name: string; scopes: readonly string[]; expiresAt: string },
-  ): Promise<{ token: string; row: PersonalAccessTokenRow }> {
-    return issuePersonalToken(this.store, this.clock, userId, input);
+  ): Promise<{ token: string; view: PersonalTokenView }> {
+    const { token, row } = await issuePersonalToken(this.store, this.clock, userId, input);
+    return { token, view: personalTokenView(row) };
   }
 
   revokeToken(userId: number, id: number): Promise<boolean> {

@@ -1,4 +1,7 @@
-/** The services every face receives. Built once per server by the composition root. */
+/**
+ * The services every face receives, built once per server by the composition root. The store is
+ * not among them: faces reach data only through these services (eslint keeps it so).
+ */
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import { ActivityService } from './activity.js';
@@ -8,7 +11,6 @@ import { type OAuthServices, createOAuthServices } from './oauth.js';
 
 export interface Services {
   config: Config;
-  store: Store;
   clock: Clock;
   credentials: CredentialService;
   activity: ActivityService;
@@ -20,7 +22,6 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
   const credentials = new CredentialService(store, clock);
   return {
     config,
-    store,
     clock,
     credentials,
     activity: new ActivityService(store, clock, { pageCache: config.pageCache }),

@@ -18,6 +18,7 @@ import type { Scope } from '../domain/scopes.js';
 import { digest, randomSecret } from '../domain/secrets.js';
 import type { OAuthStore } from '../store/oauth.js';
 import type { OAuthApplicationRow } from '../store/schema.js';
+import { type ApplicationView, applicationView } from './views.js';
 import type { Clock } from './clock.js';
 import {
   type ApplicationService,
@@ -29,7 +30,7 @@ import type { OAuthTokenService, TokenResponse } from './oauth-tokens.js';
 export type AuthorizeParams = Record<string, string | undefined>;
 
 export interface AuthorizationRequest {
-  app: OAuthApplicationRow;
+  app: ApplicationView;
   redirectUri: string;
   scopes: Scope[];
   state: string | undefined;
@@ -129,7 +130,7 @@ export class AuthorizationService {
     return {
       kind: 'ok',
       request: {
-        app,
+        app: applicationView(app),
         redirectUri: presented,
         scopes,
         state,

@@ -12,6 +12,7 @@ import type { ApplicationStore } from '../store/applications.js';
 import type { OAuthStore } from '../store/oauth.js';
 import type { OAuthApplicationRow } from '../store/schema.js';
 import type { Clock } from './clock.js';
+import { type ApplicationView, applicationView } from './views.js';
 import type { ThrottleService } from './throttle.js';
 
 /** How the client presented itself: HTTP Basic, body parameters, or `client_id` alone. */
@@ -36,22 +37,23 @@ export class ApplicationService {
     private readonly throttle: ThrottleService,
   ) {}
 
-  list(ownerId: number): Promise<OAuthApplicationRow[]> {
-    return this.apps.forOwner(ownerId);
+  async list(ownerId: number): Promise<ApplicationView[]> {
+    return (await this.apps.forOwner(ownerId)).map(applicationView);
   }
 
   byUid(uid: string): Promise<OAuthApplicationRow | undefined> {
     return this.apps.byUid(uid);
   }
 
-  byId(id: number): Promise<OAuthApplicationRow | undefined> {
-    return this.apps.byId(id);
+  async byId(id: number): Promise<ApplicationView | undefined> {
+    const row = await this.apps.byId(id);
+    return row && applicationView(row);
   }
 
   async create(
     ownerId: number,
     input: ApplicationInput,
-  ): Promise<{ app: OAuthApplicationRow; secret: string }> {
+  ): Promise<{ app: ApplicationView; secret: string }> {
     const problems: string[] = [];
     const name = input.name.trim();
     if (name === '' || name.length > 255) problems.push('Name must be 1 to 255 characters');
@@ -80,7 +82,7 @@ export class ApplicationService {
       ownerId,
       createdAt: this.clock.now(),
     });
-    return { app, secret };
+    return { app: applicationView(app), secret };
   }
 
   /** A new secret; the old one stops authenticating at once. Tokens already issued live on. */
@@ -129,9 +131,9 @@ function newClientSecret(): string {
 }
 
 export function applicationScopes(app: OAuthApplicationRow): Scope[] {
-  return app.scopes.split(' ').filter(isScope);
+  return applicationView(app).scopes.filter(isScope);
 }
 
 export function applicationRedirectUris(app: OAuthApplicationRow): string[] {
-  return app.redirect_uris.split('\n').filter(Boolean);
+  return applicationView(app).redirectUris;
 }

@@ -28,7 +28,16 @@ export interface SessionKey {
 
 /** A stored session: second factor pending, or signed in. */
 export interface ActiveSession extends SessionKey {
-  row: WebSessionRow;
+  /** The signed-in user; null while the second factor is pending. */
+  userId: number | null;
+  /** Password checked, second factor still to come. */
+  pendingUserId: number | null;
+  /** The stored row's id (never shown; the cookie carries `id`). */
+  rowId: number;
+}
+
+function activeSession(id: string, row: WebSessionRow): ActiveSession {
+  return { id, userId: row.user_id, pendingUserId: row.pending_user_id, rowId: row.id };
 }
 
 export class SessionService {
@@ -42,7 +51,7 @@ export class SessionService {
     if (!cookieValue || !SESSION_ID.test(cookieValue)) return null;
     const row = await this.sessions.byDigest(digest(cookieValue));
     if (!row || row.expires_at <= this.clock.now()) return null;
-    return { id: cookieValue, row };
+    return activeSession(cookieValue, row);
   }
 
   /** An id for a browser that has none yet. Nothing is stored until it signs in. */
@@ -57,18 +66,18 @@ export class SessionService {
 
   /** Password accepted, second factor pending: a stored session under a fresh id, marked. */
   async startPending(previous: ActiveSession | null, userId: number): Promise<ActiveSession> {
-    if (previous) await this.sessions.delete(previous.row.id);
+    if (previous) await this.sessions.delete(previous.rowId);
     return this.create(null, userId, PENDING_TTL_MS);
   }
 
   /** A fresh session id on sign-in (no fixation). */
   async signIn(previous: ActiveSession | null, userId: number): Promise<ActiveSession> {
-    if (previous) await this.sessions.delete(previous.row.id);
+    if (previous) await this.sessions.delete(previous.rowId);
     return this.create(userId, null, SIGNED_IN_TTL_MS);
   }
 
   async destroy(session: ActiveSession): Promise<void> {
-    await this.sessions.delete(session.row.id);
+    await this.sessions.delete(session.rowId);
   }
 
   csrfToken(key: SessionKey, purpose: string): string {
@@ -103,6 +112,6 @@ export class SessionService {
       createdAt: now,
       expiresAt: now + ttl,
     });
-    return { id, row };
+    return activeSession(id, row);
   }
 }

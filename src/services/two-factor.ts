@@ -7,6 +7,7 @@ import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import { randomBytes } from 'node:crypto';
 import { digest, secretsEqual, verifyPassword } from '../domain/secrets.js';
+import { NotFoundError } from '../domain/errors.js';
 import type { UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
@@ -29,8 +30,16 @@ export class TwoFactorService {
     private readonly clock: Clock,
   ) {}
 
+  /** The user's row: secrets (OTP seed, recovery digests, password hash) never leave the service. */
+  private async row(userId: number): Promise<UserRow> {
+    const user = await this.store.users.byId(userId);
+    if (!user) throw new NotFoundError('User');
+    return user;
+  }
+
   /** The pending secret (created on first visit) for a user who has not enabled 2FA yet. */
-  async enrolment(user: UserRow): Promise<Enrolment> {
+  async enrolment(userId: number): Promise<Enrolment> {
+    const user = await this.row(userId);
     let secret = user.otp_secret;
     if (user.two_factor_enabled === 1 || secret === null) {
       secret = new OTPAuth.Secret({ size: 20 }).base32;
@@ -42,7 +51,8 @@ export class TwoFactorService {
   }
 
   /** Confirms enrolment with a current code; returns the recovery codes (shown once) or null. */
-  async enable(user: UserRow, code: string): Promise<string[] | null> {
+  async enable(userId: number, code: string): Promise<string[] | null> {
+    const user = await this.row(userId);
     if (user.two_factor_enabled === 1 || user.otp_secret === null) return null;
     if (!this.acceptTotp(user, user.otp_secret, code)) return null;
     const codes = Array.from({ length: RECOVERY_CODES }, () => randomBytes(8).toString('hex'));
@@ -53,7 +63,8 @@ export class TwoFactorService {
     return codes;
   }
 
-  async disable(user: UserRow, password: string): Promise<boolean> {
+  async disable(userId: number, password: string): Promise<boolean> {
+    const user = await this.row(userId);
     if (!(await verifyPassword(password, user.password_hash))) return false;
     await this.store.users.update(user.id, {
       two_factor_enabled: 0,
@@ -64,7 +75,8 @@ export class TwoFactorService {
   }
 
   /** A TOTP code, or a recovery code (consumed on use). */
-  async verify(user: UserRow, code: string): Promise<boolean> {
+  async verify(userId: number, code: string): Promise<boolean> {
+    const user = await this.row(userId);
     if (user.two_factor_enabled !== 1 || user.otp_secret === null) return false;
     const trimmed = code.replace(/\s+/g, '');
     if (/^\d{6}$/.test(trimmed)) return this.acceptTotp(user, user.otp_secret, trimmed);

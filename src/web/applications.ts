@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
-import { applicationRedirectUris } from '../services/oauth-clients.js';
-import type { OAuthApplicationRow } from '../store/schema.js';
+import type { ApplicationView } from '../services/views.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';
 import { formValue, formValues } from './session.js';
@@ -20,7 +19,7 @@ const EMPTY: FormState = { name: '', redirectUris: '', scopes: ['api'], confiden
 
 function listPage(
   ctx: PageContext,
-  apps: OAuthApplicationRow[],
+  apps: ApplicationView[],
   form: FormState,
   errors: string[],
 ): Html {
@@ -51,11 +50,9 @@ function listPage(
                       html`<tr>
                         <td>${app.name}</td>
                         <td><code class="app-id">${app.uid}</code></td>
-                        <td>
-                          ${applicationRedirectUris(app).map((u) => html`<div><code>${u}</code></div>`)}
-                        </td>
-                        <td>${app.scopes}</td>
-                        <td>${app.confidential === 1 ? 'Confidential' : 'Public'}</td>
+                        <td>${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</td>
+                        <td>${app.scopes.join(' ')}</td>
+                        <td>${app.confidential ? 'Confidential' : 'Public'}</td>
                         <td class="actions">
                           <form method="post" action="/profile/applications/${app.id}/renew_secret">
                             ${csrfField(ctx.csrf)}<button type="submit" class="secondary">
@@ -119,7 +116,7 @@ function listPage(
 
 function secretPage(
   ctx: PageContext,
-  app: OAuthApplicationRow,
+  app: ApplicationView,
   secret: string,
   created: boolean,
 ): Html {
@@ -136,11 +133,11 @@ function secretPage(
         <dt>Secret</dt>
         <dd><code id="application-secret">${secret}</code></dd>
         <dt>Callback URLs</dt>
-        <dd>${applicationRedirectUris(app).map((u) => html`<div><code>${u}</code></div>`)}</dd>
+        <dd>${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</dd>
         <dt>Scopes</dt>
-        <dd>${app.scopes}</dd>
+        <dd>${app.scopes.join(' ')}</dd>
         <dt>Confidential</dt>
-        <dd>${app.confidential === 1 ? 'Yes' : 'No'}</dd>
+        <dd>${app.confidential ? 'Yes' : 'No'}</dd>
       </dl>
       <p><a href="/profile/applications">Back to applications</a></p>
     </section>`,

@@ -9,7 +9,7 @@ import { readParams } from '../http/params.js';
 import type { Services } from '../services/container.js';
 import type { AuthorizationRequest } from '../services/oauth-authorization.js';
 import type { ActiveSession } from '../services/sessions.js';
-import type { UserRow } from '../store/schema.js';
+import type { UserView } from '../services/views.js';
 import { pageContext } from './guard.js';
 import { csrfField, errorPage, html, layout, sendHtml } from './html.js';
 import { currentSession, formValue, rememberReturnTo, signedInUser } from './session.js';
@@ -29,7 +29,7 @@ function consentPurpose(services: Services, request: AuthorizationRequest): stri
 function consentPage(
   services: Services,
   session: ActiveSession,
-  user: UserRow,
+  user: UserView,
   request: AuthorizationRequest,
   ownerName: string,
 ) {
@@ -113,7 +113,7 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
       rememberReturnTo(request, reply, services.config, request.url);
       return reply.redirect('/users/sign_in', 302);
     }
-    const owner = await services.oauth.accounts.username(result.request.app.owner_id);
+    const owner = await services.oauth.accounts.username(result.request.app.ownerId);
     return sendHtml(
       reply,
       200,

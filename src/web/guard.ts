@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { ActiveSession } from '../services/sessions.js';
-import type { UserRow } from '../store/schema.js';
+import type { UserView } from '../services/views.js';
 import { type Nav, errorPage, sendHtml } from './html.js';
 import {
   FORM_PURPOSE,
@@ -16,7 +16,7 @@ import {
 
 export interface PageContext {
   session: ActiveSession;
-  user: UserRow;
+  user: UserView;
   nav: Nav;
   csrf: string;
 }
@@ -40,7 +40,7 @@ export async function requireUser(
 export function pageContext(
   services: Services,
   session: ActiveSession,
-  user: UserRow,
+  user: UserView,
 ): PageContext {
   const csrf = services.oauth.sessions.csrfToken(session, FORM_PURPOSE);
   return { session, user, csrf, nav: { username: user.username, csrf } };

@@ -6,7 +6,6 @@ import { viewerOf } from '../domain/visibility.js';
 import type { FastifyInstance } from 'fastify';
 import type { EventView } from '../services/activity.js';
 import type { Services } from '../services/container.js';
-import { userView } from '../services/views.js';
 import { pageContext } from './guard.js';
 import { html, layout, sendHtml } from './html.js';
 import { currentSession, signedInUser } from './session.js';
@@ -65,7 +64,7 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
       );
     }
     const ctx = pageContext(services, session, user);
-    const viewer = viewerOf(userView(user));
+    const viewer = viewerOf(user);
     const feed = await services.activity.listPage({ kind: 'viewer' }, { sort: 'desc' }, viewer, {
       page: 1,
       perPage: FEED_SIZE,

@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
 import type { ActiveSession, SessionKey } from '../services/sessions.js';
-import type { UserRow } from '../store/schema.js';
+import type { UserView } from '../services/views.js';
 
 export const SESSION_COOKIE = '_pulsegate_session';
 export const RETURN_TO_COOKIE = '_pulsegate_return_to';
@@ -104,9 +104,9 @@ export function startVisit(
 export async function signedInUser(
   services: Services,
   session: ActiveSession | null,
-): Promise<UserRow | null> {
-  if (!session || session.row.user_id === null) return null;
-  return services.oauth.accounts.activeUser(session.row.user_id);
+): Promise<UserView | null> {
+  if (!session || session.userId === null) return null;
+  return services.oauth.accounts.activeUser(session.userId);
 }
 
 function returnToOptions(config: Config): CookieSerializeOptions {

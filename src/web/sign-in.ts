@@ -118,7 +118,7 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
 
   app.get('/users/two_factor', async (request, reply) => {
     const session = await currentSession(services, request);
-    if (!session || session.row.pending_user_id === null) {
+    if (!session || session.pendingUserId === null) {
       return reply.redirect('/users/sign_in', 303);
     }
     return sendHtml(reply, 200, otpForm(csrfOf(session), []));
@@ -126,7 +126,7 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
 
   app.post('/users/two_factor', async (request, reply) => {
     const session = await currentSession(services, request);
-    const pending = session?.row.pending_user_id ?? null;
+    const pending = session?.pendingUserId ?? null;
     const user = pending === null ? null : await accounts.activeUser(pending);
     if (!session || !user) return reply.redirect('/users/sign_in', 303);
     const keys = [['account', `user:${user.id}`] as ['account', string]];
@@ -137,7 +137,7 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
       return throttled(reply, error, otpForm(csrfOf(session), [error.message]));
     }
     const code = formValue(request.body, 'otp_attempt') ?? '';
-    if (!(await twoFactor.verify(user, code))) {
+    if (!(await twoFactor.verify(user.id, code))) {
       await throttle.fail(keys);
       return sendHtml(reply, 401, otpForm(csrfOf(session), ['Invalid two-factor code.']));
     }

@@ -4,20 +4,20 @@ import { ValidationError } from '../domain/errors.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { expiryInstant } from '../services/credentials.js';
-import type { PersonalAccessTokenRow } from '../store/schema.js';
+import type { PersonalTokenView } from '../services/views.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';
 import { formValue, formValues } from './session.js';
 
-function status(row: PersonalAccessTokenRow, now: number): string {
+function status(row: PersonalTokenView, now: number): string {
   if (row.revoked) return 'Revoked';
-  const expiry = expiryInstant(row.expires_at);
+  const expiry = expiryInstant(row.expiresAt);
   return expiry !== null && now >= expiry ? 'Expired' : 'Active';
 }
 
 function tokensPage(
   ctx: PageContext,
-  rows: PersonalAccessTokenRow[],
+  rows: PersonalTokenView[],
   now: number,
   created: string | null,
   errors: string[],
@@ -76,9 +76,9 @@ function tokensPage(
                     (row) =>
                       html`<tr>
                         <td>${row.name}</td>
-                        <td>${row.scopes}</td>
-                        <td>${new Date(row.created_at).toISOString().slice(0, 10)}</td>
-                        <td>${row.expires_at ?? 'Never'}</td>
+                        <td>${row.scopes.join(' ')}</td>
+                        <td>${new Date(row.createdAt).toISOString().slice(0, 10)}</td>
+                        <td>${row.expiresAt ?? 'Never'}</td>
                         <td>${status(row, now)}</td>
                         <td>
                           ${

@@ -65,17 +65,17 @@ export function twoFactorRoutes(app: FastifyInstance, services: Services): void 
   app.get('/profile/two_factor_auth', async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    if (ctx.user.two_factor_enabled === 1) return sendHtml(reply, 200, enabledPage(ctx, null, []));
-    return sendHtml(reply, 200, enrolPage(ctx, await twoFactor.enrolment(ctx.user), []));
+    if (ctx.user.twoFactorEnabled) return sendHtml(reply, 200, enabledPage(ctx, null, []));
+    return sendHtml(reply, 200, enrolPage(ctx, await twoFactor.enrolment(ctx.user.id), []));
   });
 
   app.post('/profile/two_factor_auth', async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    if (ctx.user.two_factor_enabled === 1) return reply.redirect('/profile/two_factor_auth', 303);
-    const codes = await twoFactor.enable(ctx.user, formValue(request.body, 'pin_code') ?? '');
+    if (ctx.user.twoFactorEnabled) return reply.redirect('/profile/two_factor_auth', 303);
+    const codes = await twoFactor.enable(ctx.user.id, formValue(request.body, 'pin_code') ?? '');
     if (!codes) {
-      const enrolment = await twoFactor.enrolment(ctx.user);
+      const enrolment = await twoFactor.enrolment(ctx.user.id);
       return sendHtml(reply, 422, enrolPage(ctx, enrolment, ['Invalid code. Try again.']));
     }
     return sendHtml(reply, 200, enabledPage(ctx, codes, []));
@@ -85,7 +85,7 @@ export function twoFactorRoutes(app: FastifyInstance, services: Services): void 
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
     const password = formValue(request.body, 'current_password') ?? '';
-    if (!(await twoFactor.disable(ctx.user, password))) {
+    if (!(await twoFactor.disable(ctx.user.id, password))) {
       return sendHtml(reply, 422, enabledPage(ctx, null, ['Invalid password.']));
     }
     return reply.redirect('/profile/two_factor_auth', 303);

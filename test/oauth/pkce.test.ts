@@ -50,7 +50,7 @@ describe('PKCE (RFC 7636)', () => {
   it('the RFC 7636 Appendix B vector', async () => {
     assert.equal(s256Challenge(RFC_VERIFIER), RFC_CHALLENGE);
     const code = await codeWith({ code_challenge: RFC_CHALLENGE, code_challenge_method: 'S256' });
-    const grant = await world.server.services.store.db
+    const grant = await world.server.store.db
       .selectFrom('oauth_access_grants')
       .select(['code_challenge', 'code_challenge_method'])
       .orderBy('id', 'desc')

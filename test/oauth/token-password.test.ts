@@ -104,7 +104,7 @@ for (const dialect of DIALECTS) {
 
     it('B.12: after 5 failures even the right password gets 429 with an integer Retry-After, until the window ends', async () => {
       const { limit, windowMs } = THROTTLE_POLICIES.account;
-      await world.server.services.store.users.create({
+      await world.server.store.users.create({
         username: 'carol',
         name: 'Carol',
         email: 'carol@example.com',

@@ -143,12 +143,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('two-factor sign-in: the pending step is stored under a fresh id; the return path survives it', async () => {
-      const { accounts, twoFactor } = world.server.services.oauth;
-      await twoFactor.enrolment((await accounts.activeUser(world.bob.id))!);
-      const enrolled = (await accounts.activeUser(world.bob.id))!;
-      const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrolled.otp_secret!) });
+      const { twoFactor } = world.server.services.oauth;
+      const { secret } = await twoFactor.enrolment(world.bob.id);
+      const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
       const codes = await twoFactor.enable(
-        enrolled,
+        world.bob.id,
         totp.generate({ timestamp: world.server.clock.now() }),
       );
       assert.ok(codes);
