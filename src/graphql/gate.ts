@@ -6,13 +6,16 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  type ASTVisitor,
   type DocumentNode,
   GraphQLError,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ValidationContext,
   getOperationAST,
   getVariableValues,
   parse,
+  specifiedRules,
   validate,
 } from 'graphql';
 import { DomainError, ValidationError } from '../domain/errors.js';
@@ -50,6 +53,28 @@ interface CacheEntry {
 
 const CACHE_SIZE = 1_000;
 const MAX_VALIDATION_ERRORS = 5;
+
+/**
+ * Every operation's root type must exist in the schema (graphql-js 16 only finds out while
+ * executing, as an internal error): a `mutation` or `subscription` is a validation error until the
+ * schema defines that root, and works as soon as it does.
+ */
+function knownOperationTypes(context: ValidationContext): ASTVisitor {
+  const schema = context.getSchema();
+  return {
+    OperationDefinition(node) {
+      if (!schema.getRootType(node.operation)) {
+        context.reportError(
+          new GraphQLError(`Schema is not configured to execute ${node.operation} operation.`, {
+            nodes: node,
+          }),
+        );
+      }
+    },
+  };
+}
+
+const RULES = [...specifiedRules, knownOperationTypes];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -170,7 +195,7 @@ export class Gate {
     entry = { complexity: new Map(), depth: new Map() };
     try {
       const document = parse(source, { maxTokens: 5_000 });
-      const errors = validate(this.schema, document, undefined, {
+      const errors = validate(this.schema, document, RULES, {
         maxErrors: MAX_VALIDATION_ERRORS,
       });
       if (errors.length > 0) {
