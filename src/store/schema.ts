@@ -207,7 +207,10 @@ export interface WebSessionsTable {
 export interface AuthThrottleTable {
   /** `<kind>:<key>`, e.g. `account:user:7` or `address:203.0.113.9`. */
   key: string;
+  /** Failed attempts in the window. */
   failures: number;
+  /** Attempts reserved and not yet settled (their secret is being verified). */
+  pending: Generated<number>;
   window_start: EpochMs;
 }
 
