@@ -149,7 +149,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
 
   await app.register(
     async (api) => {
-      limitRequests(api, config, (max) => ({
+      limitRequests(api, services, (max) => ({
         error: RATE_LIMIT_TEXT(max),
         message: '429 Too Many Requests',
       }));

@@ -19,7 +19,7 @@ import {
   validate,
 } from 'graphql';
 import { DomainError, ValidationError } from '../domain/errors.js';
-import { presentedCredentials } from '../http/credentials.js';
+import { presentedCredentials, principalOf } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
 import { RequestError, requestErrorOf } from './errors.js';
@@ -96,7 +96,7 @@ export class Gate {
     }
     let principal: Principal | null;
     try {
-      principal = await this.services.credentials.authenticate(presented);
+      principal = await principalOf(this.services, request);
     } catch (error) {
       if (error instanceof DomainError) throw requestErrorOf(error);
       throw error;

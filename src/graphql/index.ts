@@ -42,7 +42,7 @@ export function graphqlApi(services: Services) {
         : await (await import('./engines/mercurius.js')).mercuriusEngine(app, schema);
 
     await app.register(async (api) => {
-      limitRequests(api, config, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
+      limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
       api.setErrorHandler((error: FastifyError, request, reply) => {
         const status = error.statusCode ?? 500;
         if (status === 429) {
