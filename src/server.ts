@@ -4,7 +4,6 @@
  */
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import rateLimit from '@fastify/rate-limit';
 import formbody from '@fastify/formbody';
 import Fastify, {
   type FastifyError,
@@ -14,7 +13,7 @@ import Fastify, {
 import type { Config } from './config.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
-import { RATE_LIMIT_TEXT, limitRequests } from './http/rate-limit.js';
+import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-limit.js';
 import { restApi } from './rest/index.js';
 import { sendJson } from './rest/respond.js';
 import type { Clock } from './services/clock.js';
@@ -139,13 +138,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   });
   await app.register(formbody);
 
-  if (config.rateLimit > 0) {
-    await app.register(rateLimit, {
-      global: false,
-      max: config.rateLimit,
-      timeWindow: 60_000,
-    });
-  }
+  await registerRateLimit(app, services);
 
   await app.register(
     async (api) => {

@@ -214,7 +214,17 @@ export interface AuthThrottleTable {
   window_start: EpochMs;
 }
 
+export interface ApiRateLimitTable {
+  /** Whose budget: `user:<id>` or `ip:<address>`. */
+  key: string;
+  /** Requests counted in the window. */
+  hits: number;
+  window_start: EpochMs;
+}
+
 export interface Database {
+  /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */
+  api_rate_limit: ApiRateLimitTable;
   auth_throttle: AuthThrottleTable;
   users: UsersTable;
   projects: ProjectsTable;

@@ -5,6 +5,7 @@ import { type Connection, openDatabase } from './database.js';
 import { EventStore } from './events.js';
 import { migrate } from './migrate.js';
 import { ProjectStore } from './projects.js';
+import { type RequestCounters, openRequestCounters } from './request-counters.js';
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
 
@@ -14,6 +15,7 @@ export class Store {
   readonly projects: ProjectStore;
   readonly content: ContentStore;
   readonly tokens: TokenStore;
+  private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
     this.events = new EventStore(conn.db);
@@ -26,6 +28,12 @@ export class Store {
 
   get db() {
     return this.conn.db;
+  }
+
+  /** The API rate limit's request counters, opened on first use (never when the limit is off). */
+  get requestCounters(): RequestCounters {
+    this.counters ??= openRequestCounters(this.conn);
+    return this.counters;
   }
 
   get dialect() {
@@ -54,8 +62,10 @@ export class Store {
     return migrate(this.conn);
   }
 
-  close() {
-    return this.conn.close();
+  async close(): Promise<void> {
+    await this.counters?.close();
+    this.counters = undefined;
+    await this.conn.close();
   }
 }
 
