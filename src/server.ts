@@ -4,13 +4,12 @@
  */
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import rateLimit from '@fastify/rate-limit';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
-import { RATE_LIMIT_TEXT, limitRequests } from './http/rate-limit.js';
+import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-limit.js';
 import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
@@ -33,6 +32,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Pino options or a logger; defaults to JSON lines at the configured level. */
   logger?: FastifyServerOptions['logger'];
+  /** Where the default logger writes its JSON lines (stdout when absent). */
+  logStream?: { write(line: string): unknown };
 }
 
 export interface Server {
@@ -40,12 +41,52 @@ export interface Server {
   services: Services;
 }
 
-const SECRET_PARAMS =
-  /([?&](?:private_token|access_token|bearer_token|code|client_secret|password|refresh_token)=)[^&]*/gi;
+const SECRET_PARAMS = new Set([
+  'private_token',
+  'access_token',
+  'bearer_token',
+  'code',
+  'client_secret',
+  'password',
+  'refresh_token',
+]);
 
-/** Request URLs in logs never carry credentials. */
+/** Percent-escapes of ASCII characters, decoded; anything else (and malformed escapes) kept. */
+function decodeAscii(text: string): string {
+  return text.replace(/%([0-7][0-9a-f])/gi, (_, hex: string) =>
+    String.fromCharCode(parseInt(hex, 16)),
+  );
+}
+
+/** The credential a query-string pair carries, by its decoded name (any case), or undefined. */
+function secretParam(pair: string): string | undefined {
+  let text = pair;
+  // Names are compared decoded, as the server reads them (`%70rivate_token`), and once more, so a
+  // doubly encoded name or `=` (`%253D`) is not logged either.
+  for (let i = 0; i < 3 && text.includes('%'); i++) text = decodeAscii(text);
+  const eq = text.indexOf('=');
+  if (eq === -1) return undefined;
+  const name = text.slice(0, eq).replace(/\+/g, ' ').trim().toLowerCase();
+  return SECRET_PARAMS.has(name) ? name : undefined;
+}
+
+/**
+ * Request URLs in logs never carry credentials: each query-string pair whose name decodes to a
+ * credential parameter is logged as `<name>=[REDACTED]`; everything else is kept as sent.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[REDACTED]');
+  const at = url.indexOf('?');
+  if (at === -1) return url;
+  const parts = url.slice(at + 1).split(/([&;])/);
+  let redacted = false;
+  for (let i = 0; i < parts.length; i += 2) {
+    const name = secretParam(parts[i]!);
+    if (name !== undefined) {
+      parts[i] = `${name}=[REDACTED]`;
+      redacted = true;
+    }
+  }
+  return redacted ? `${url.slice(0, at + 1)}${parts.join('')}` : url;
 }
 
 export async function buildServer(options: BuildOptions): Promise<Server> {
@@ -56,6 +97,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
       redact: ['req.headers.authorization', 'req.headers["private-token"]', 'req.headers.cookie'],
       serializers: {
         req: (req: { method: string; url: string; ip?: string; id: string }) => ({
@@ -96,16 +138,11 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   });
   await app.register(formbody);
 
-  // Always there (global: false): each face sets its own budget (API, web pages).
-  await app.register(rateLimit, {
-    global: false,
-    max: config.rateLimit,
-    timeWindow: 60_000,
-  });
+  await registerRateLimit(app, services);
 
   await app.register(
     async (api) => {
-      limitRequests(api, config, (max) => ({
+      limitRequests(api, services, (max) => ({
         error: RATE_LIMIT_TEXT(max),
         message: '429 Too Many Requests',
       }));

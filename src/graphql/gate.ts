@@ -6,17 +6,20 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  type ASTVisitor,
   type DocumentNode,
   GraphQLError,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ValidationContext,
   getOperationAST,
   getVariableValues,
   parse,
+  specifiedRules,
   validate,
 } from 'graphql';
 import { ValidationError, isServiceError } from '../domain/errors.js';
-import { presentedCredentials } from '../http/credentials.js';
+import { presentedCredentials, principalOf } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/credentials.js';
 import { RequestError, requestErrorOf } from './errors.js';
@@ -51,6 +54,28 @@ interface CacheEntry {
 const CACHE_SIZE = 1_000;
 const MAX_VALIDATION_ERRORS = 5;
 
+/**
+ * Every operation's root type must exist in the schema (graphql-js 16 only finds out while
+ * executing, as an internal error): a `mutation` or `subscription` is a validation error until the
+ * schema defines that root, and works as soon as it does.
+ */
+function knownOperationTypes(context: ValidationContext): ASTVisitor {
+  const schema = context.getSchema();
+  return {
+    OperationDefinition(node) {
+      if (!schema.getRootType(node.operation)) {
+        context.reportError(
+          new GraphQLError(`Schema is not configured to execute ${node.operation} operation.`, {
+            nodes: node,
+          }),
+        );
+      }
+    },
+  };
+}
+
+const RULES = [...specifiedRules, knownOperationTypes];
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -71,7 +96,7 @@ export class Gate {
     }
     let principal: Principal | null;
     try {
-      principal = await this.services.credentials.authenticate(presented);
+      principal = await principalOf(this.services, request);
     } catch (error) {
       if (isServiceError(error)) throw requestErrorOf(error);
       throw error;
@@ -170,7 +195,7 @@ export class Gate {
     entry = { complexity: new Map(), depth: new Map() };
     try {
       const document = parse(source, { maxTokens: 5_000 });
-      const errors = validate(this.schema, document, undefined, {
+      const errors = validate(this.schema, document, RULES, {
         maxErrors: MAX_VALIDATION_ERRORS,
       });
       if (errors.length > 0) {

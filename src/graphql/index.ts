@@ -36,7 +36,7 @@ export function graphqlApi(services: Services) {
         : await (await import('./engines/mercurius.js')).mercuriusEngine(app, schema);
 
     await app.register(async (api) => {
-      limitRequests(api, config, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
+      limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
       api.setErrorHandler(
         errorHandler('graphql', (problem, reply) => {
           switch (problem.kind) {

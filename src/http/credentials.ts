@@ -30,6 +30,24 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
   };
 }
 
+const principals = new WeakMap<FastifyRequest, Promise<Principal | null>>();
+
+/**
+ * The request's principal (null when anonymous), or the authentication error; verified once per
+ * request however many hooks and handlers ask (the rate limiter asks first).
+ */
+export function principalOf(
+  services: Services,
+  request: FastifyRequest,
+): Promise<Principal | null> {
+  let principal = principals.get(request);
+  if (!principal) {
+    principal = services.credentials.authenticate(presentedCredentials(request));
+    principals.set(request, principal);
+  }
+  return principal;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -47,7 +65,7 @@ export async function authenticate(
   if (presented.accessTokenParam !== undefined || presented.privateTokenParam !== undefined) {
     reply.header('cache-control', 'no-store');
   }
-  const principal = await services.credentials.authenticate(presented);
+  const principal = await principalOf(services, request);
   if (!principal && required) throw new UnauthenticatedError();
   services.credentials.authorize(principal, accepted, SAFE_METHODS.has(request.method));
   return principal;

@@ -1,27 +1,81 @@
 /**
- * The API budget, shared by REST and GraphQL: `config.rateLimit` requests per minute per token
- * (digested, never kept in clear) or, for anonymous calls, per address. A 429 carries an integer
- * `Retry-After` (set by @fastify/rate-limit); each face words the body in its own shape.
+ * The API budget, one for REST and GraphQL together: `config.rateLimit` requests per minute per
+ * authenticated user or, for every other request (anonymous, or with credentials that do not
+ * verify), per address. The key is chosen after the credentials are verified, so made-up
+ * `Authorization` or token values buy no extra requests. Counts live in the database (the
+ * RequestBudget service), so every process over it spends the same budget. @fastify/rate-limit
+ * sets the `X-RateLimit-*` headers and the integer `Retry-After`; each face words the 429 body.
  */
-import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
-import { digest } from '../domain/secrets.js';
+import rateLimit, {
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
+} from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../services/container.js';
+import type { RequestBudget } from '../services/request-budget.js';
+import { principalOf } from './credentials.js';
+
+const WINDOW_MS = 60_000;
+
+/** @fastify/rate-limit's store interface over the shared budget (one for every route). */
+function sharedStore(budget: RequestBudget): FastifyRateLimitStoreCtor {
+  return class SharedBudgetStore implements FastifyRateLimitStore {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number = WINDOW_MS,
+    ): void {
+      budget.spend(key, timeWindow).then(
+        ({ count, resetInMs }) => callback(null, { current: count, ttl: resetInMs }),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
+}
+
+/**
+ * Registers the limiter once on the root, over the shared budget; `limitRequests` then applies
+ * it to the API faces and the web face applies its page budget (web/page-limit.ts).
+ */
+export async function registerRateLimit(app: FastifyInstance, services: Services): Promise<void> {
+  const { rateLimit: apiLimit, pageRateLimit } = services.config;
+  if (apiLimit <= 0 && pageRateLimit <= 0) return;
+  await app.register(rateLimit, {
+    global: false,
+    max: Math.max(apiLimit, pageRateLimit),
+    timeWindow: WINDOW_MS,
+    store: sharedStore(services.requestBudget),
+  });
+}
+
+/** Whose budget a request spends: its verified user, else its address. */
+async function budgetKey(services: Services, request: FastifyRequest): Promise<string> {
+  try {
+    const principal = await principalOf(services, request);
+    if (principal) return `user:${principal.user.id}`;
+  } catch {
+    // Credentials that do not verify: the handler answers 401/403; the address pays.
+  }
+  return `ip:${request.ip}`;
+}
 
 export function limitRequests(
   api: FastifyInstance,
-  config: Config,
+  services: Services,
   body: (max: number) => object,
 ): void {
+  const { config } = services;
   if (config.rateLimit <= 0) return;
   api.addHook(
     'onRequest',
     api.rateLimit({
       max: config.rateLimit,
-      timeWindow: 60_000,
-      keyGenerator: (request) => {
-        const token = request.headers['private-token'] ?? request.headers.authorization;
-        return typeof token === 'string' ? `t:${digest(token)}` : `ip:${request.ip}`;
-      },
+      timeWindow: WINDOW_MS,
+      keyGenerator: (request) => budgetKey(services, request),
       errorResponseBuilder: (_request, context) => ({ statusCode: 429, ...body(context.max) }),
     }),
   );

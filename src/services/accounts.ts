@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { issuePersonalToken } from './personal-tokens.js';
 import type { ThrottleKind, ThrottleService } from './throttle.js';
+import type { TwoFactorService } from './two-factor.js';
 import { type PersonalTokenView, type UserView, personalTokenView, userView } from './views.js';
 
 export type PasswordCheck =
@@ -20,12 +21,15 @@ export class AccountService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly throttle: ThrottleService,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   /**
    * Checks a login (username or e-mail) and password. Locked accounts and addresses are refused
-   * before anything else (ThrottledError), even with the right password. Unknown users cost a
-   * full scrypt too, so they cannot be told apart by timing or by answer.
+   * before anything else (ThrottledError), even with the right password. The attempt is counted
+   * against the account and the address before the password is verified, so parallel guesses
+   * cannot outrun the limit; a success clears the account and gives the address its attempt
+   * back. Unknown users cost a full scrypt too, so they cannot be told apart by timing or by answer.
    */
   async checkPassword(
     login: string,
@@ -40,21 +44,45 @@ export class AccountService {
       ['account', accountKey],
       ['address', address],
     ];
-    await this.throttle.check(keys);
     // GitLab refuses 2FA accounts on the password grant before checking the password, so the
-    // account's failure counter does not move.
+    // account's failure counter does not move (nothing is verified, so nothing is reserved).
     if (options.refuseTwoFactor && user && user.two_factor_enabled === 1) {
+      await this.throttle.check(keys);
       return { outcome: 'invalid' };
     }
-    const ok = await verifyPassword(password, user?.password_hash ?? null);
+    const reservation = await this.throttle.reserve(keys);
+    let ok: boolean;
+    try {
+      ok = await verifyPassword(password, user?.password_hash ?? null);
+    } catch (error) {
+      await this.throttle.failed(reservation);
+      throw error;
+    }
     if (!ok || !user || user.state !== 'active') {
-      await this.throttle.fail(keys);
+      await this.throttle.failed(reservation);
       return { outcome: 'invalid' };
     }
-    await this.throttle.reset('account', accountKey);
+    await this.throttle.succeeded(reservation, ['account']);
     const view = userView(user);
     if (user.two_factor_enabled === 1) return { outcome: 'two_factor_required', user: view };
     return { outcome: 'ok', user: view };
+  }
+
+  /**
+   * A second-factor code for a pending sign-in, throttled per account together with passwords:
+   * the attempt is reserved before the code is verified, so parallel guesses get at most the
+   * limit evaluated. ThrottledError when the account is locked.
+   */
+  async checkSecondFactor(userId: number, code: string): Promise<boolean> {
+    const reservation = await this.throttle.reserve([['account', `user:${userId}`]]);
+    let ok = false;
+    try {
+      ok = await this.twoFactor.verify(userId, code);
+    } finally {
+      if (ok) await this.throttle.succeeded(reservation, ['account']);
+      else await this.throttle.failed(reservation);
+    }
+    return ok;
   }
 
   /** The password grant's view: any refusal is `invalid_grant`. */

@@ -8,12 +8,15 @@ import { ActivityService } from './activity.js';
 import { type Clock, systemClock } from './clock.js';
 import { CredentialService } from './credentials.js';
 import { type OAuthServices, createOAuthServices } from './oauth.js';
+import { RequestBudget } from './request-budget.js';
 
 export interface Services {
   config: Config;
   clock: Clock;
   credentials: CredentialService;
   activity: ActivityService;
+  /** The API rate limit's counters, shared by every process over the database. */
+  requestBudget: RequestBudget;
   /** OAuth provider, sign-in, sessions, 2FA (also registers the OAuth token resolver). */
   oauth: OAuthServices;
 }
@@ -25,6 +28,7 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     clock,
     credentials,
     activity: new ActivityService(store, clock, { pageCache: config.pageCache }),
+    requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
   };
 }

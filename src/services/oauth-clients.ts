@@ -107,22 +107,35 @@ export class ApplicationService {
     credentials: ClientCredentials,
     address: string,
   ): Promise<OAuthApplicationRow> {
-    await this.throttle.check([['client', address]]);
-    const fail = async (): Promise<never> => {
-      await this.throttle.fail([['client', address]]);
+    // Counted before the secret is compared, so parallel guesses cannot outrun the limit.
+    const reservation = await this.throttle.reserve([['client', address]]);
+    let app: OAuthApplicationRow | undefined;
+    try {
+      app = await this.identify(credentials);
+    } catch (error) {
+      await this.throttle.failed(reservation);
+      throw error;
+    }
+    if (!app) {
+      await this.throttle.failed(reservation);
       throw new OAuthError('invalid_client', undefined, {
         basicChallenge: credentials.method === 'basic',
       });
-    };
+    }
+    await this.throttle.succeeded(reservation);
+    return app;
+  }
+
+  /** The application these credentials prove, if they prove one. */
+  private async identify(credentials: ClientCredentials): Promise<OAuthApplicationRow | undefined> {
     const app =
       credentials.clientId.length <= 200 ? await this.apps.byUid(credentials.clientId) : undefined;
-    if (!app) return await fail();
+    if (!app) return undefined;
     if (credentials.clientSecret !== undefined) {
-      if (!secretsEqual(digest(credentials.clientSecret), app.secret_digest)) return await fail();
-      return app;
+      return secretsEqual(digest(credentials.clientSecret), app.secret_digest) ? app : undefined;
     }
-    if (app.confidential === 1) return await fail();
-    return app;
+    // Public clients authenticate with `client_id` alone; a confidential one needs its secret.
+    return app.confidential === 1 ? undefined : app;
   }
 }
 

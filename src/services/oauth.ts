@@ -139,7 +139,8 @@ export function createOAuthServices(
   const applications = new ApplicationService(store.applications, store.oauth, clock, throttle);
   const tokens = new OAuthTokenService(store.oauth, clock);
   const authorization = new AuthorizationService(applications, tokens, store.oauth, clock);
-  const accounts = new AccountService(store, clock, throttle);
+  const twoFactor = new TwoFactorService(store, clock);
+  const accounts = new AccountService(store, clock, throttle, twoFactor);
   credentials.addResolver(tokens.resolver(() => store.dataVersion()));
   return {
     provider: new OAuthProvider(config, applications, authorization, tokens, accounts),
@@ -148,7 +149,7 @@ export function createOAuthServices(
     tokens,
     accounts,
     sessions: new SessionService(store.sessions, store.secrets, clock),
-    twoFactor: new TwoFactorService(store, clock),
+    twoFactor,
     throttle,
   };
 }

@@ -4,6 +4,13 @@
  * refused until the window ends — a correct password included — and a success resets the
  * account's counter. Counters live in the database, so every process over it shares one budget and
  * a restart forgives nothing.
+ *
+ * An attempt takes its place BEFORE its secret is verified (`reserve`), atomically in the
+ * database, so a burst of parallel guesses gets at most `limit` evaluations per window however
+ * many processes serve it. When it is settled, a failure keeps the place (`failed`) and a success
+ * gives it back (`succeeded`). An attempt that finds the places taken only by attempts still in
+ * flight waits for them (up to RESERVE_WAIT_MS) instead of being refused: parallel correct
+ * sign-ins of one account are slowed to `limit` at a time, never locked out.
  */
 import { ThrottledError } from '../domain/oauth.js';
 import type { ThrottleStore } from '../store/throttle.js';
@@ -25,6 +32,20 @@ export const THROTTLE_POLICIES = {
 
 export type ThrottleKind = keyof typeof THROTTLE_POLICIES;
 
+/** Attempts counted in advance by `reserve`: each key with the window it was counted in. */
+export interface Reservation {
+  readonly entries: ReadonlyArray<{ kind: ThrottleKind; key: string; windowStart: number }>;
+}
+
+/**
+ * How long an attempt waits for attempts in flight to settle before it is refused (Retry-After 1).
+ * Guesses stop waiting as soon as those settle as failures; only correct ones keep it waiting.
+ */
+export const RESERVE_WAIT_MS = 10_000;
+const RESERVE_POLL_MS = { first: 10, max: 200 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Expired windows are swept after this many recorded failures. */
 const PRUNE_EVERY = 1_000;
 
@@ -37,7 +58,61 @@ export class ThrottleService {
     private readonly policies: Record<ThrottleKind, ThrottlePolicy> = THROTTLE_POLICIES,
   ) {}
 
-  /** Throws ThrottledError when any of the keys is locked. */
+  /**
+   * Takes one place for an attempt on every key before its secret is checked; throws
+   * ThrottledError (and takes nothing) when a key's failures are at the limit, or when attempts in
+   * flight still fill it after RESERVE_WAIT_MS. Settle the reservation with `failed` or
+   * `succeeded`; one never settled (a crash) counts as a failure until its window ends.
+   */
+  async reserve(keys: ReadonlyArray<[ThrottleKind, string]>): Promise<Reservation> {
+    const requests = keys.map(([kind, key]) => ({
+      key: `${kind}:${key}`,
+      limit: this.policies[kind].limit,
+      windowMs: this.policies[kind].windowMs,
+    }));
+    const giveUp = Date.now() + RESERVE_WAIT_MS;
+    for (let pause = RESERVE_POLL_MS.first; ; pause = Math.min(2 * pause, RESERVE_POLL_MS.max)) {
+      const now = this.clock.now();
+      const outcome = await this.store.reserve(requests, now);
+      if ('windows' in outcome) {
+        await this.counted(keys.length, now);
+        return {
+          entries: keys.map(([kind, key], i) => ({ kind, key, windowStart: outcome.windows[i]! })),
+        };
+      }
+      if (!outcome.inFlight) {
+        throw new ThrottledError(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)));
+      }
+      if (Date.now() >= giveUp) throw new ThrottledError(1);
+      await sleep(pause);
+    }
+  }
+
+  /** The attempt failed: its places become failures. */
+  async failed(reservation: Reservation): Promise<void> {
+    await this.settle(reservation, () => 'failed');
+  }
+
+  /** The attempt succeeded: its places are given back, and the `clear` kinds forget their failures. */
+  async succeeded(reservation: Reservation, clear: readonly ThrottleKind[] = []): Promise<void> {
+    await this.settle(reservation, (kind) => (clear.includes(kind) ? 'cleared' : 'succeeded'));
+  }
+
+  private async settle(
+    reservation: Reservation,
+    outcome: (kind: ThrottleKind) => 'failed' | 'succeeded' | 'cleared',
+  ): Promise<void> {
+    const now = this.clock.now();
+    for (const { kind, key, windowStart } of reservation.entries) {
+      const { windowMs } = this.policies[kind];
+      await this.store.settle(`${kind}:${key}`, windowStart, outcome(kind), now, windowMs);
+    }
+  }
+
+  /**
+   * Throws ThrottledError when any of the keys is locked. Reads only, for refusals that verify
+   * nothing (a secret is always verified under a `reserve`).
+   */
   async check(keys: ReadonlyArray<[ThrottleKind, string]>): Promise<void> {
     const now = this.clock.now();
     const counters = await this.store.counters(keys.map(([kind, key]) => `${kind}:${key}`));
@@ -54,21 +129,13 @@ export class ThrottleService {
     if (retryAfter > 0) throw new ThrottledError(retryAfter);
   }
 
-  async fail(keys: ReadonlyArray<[ThrottleKind, string]>): Promise<void> {
-    const now = this.clock.now();
-    for (const [kind, key] of keys) {
-      await this.store.fail(`${kind}:${key}`, now, this.policies[kind].windowMs);
-    }
-    this.sincePrune += keys.length;
+  private async counted(attempts: number, now: number): Promise<void> {
+    this.sincePrune += attempts;
     if (this.sincePrune >= PRUNE_EVERY) {
       this.sincePrune = 0;
       const longest = Math.max(...Object.values(this.policies).map((p) => p.windowMs));
       await this.store.prune(now - longest);
     }
-  }
-
-  reset(kind: ThrottleKind, key: string): Promise<void> {
-    return this.store.reset(`${kind}:${key}`);
   }
 
   /** Failures counted in the current window (0 once it has ended). */

@@ -16,6 +16,8 @@ export interface Connection {
   dialect: Dialect;
   /** A value that changes whenever any connection commits a write; null where none is cheap. */
   dataVersion(): number | null;
+  /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
+  file?: string;
   close(): Promise<void>;
 }
 
@@ -79,7 +81,7 @@ function openSqlite(path: string): Connection {
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite, forget) }),
   });
-  return { db, dialect: 'sqlite', dataVersion, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', dataVersion, file: path, close: () => db.destroy() };
 }
 
 const STATEMENT_CACHE_SIZE = 256;

@@ -210,7 +210,18 @@ export interface WebSessionsTable {
 export interface AuthThrottleTable {
   /** `<kind>:<key>`, e.g. `account:user:7` or `address:203.0.113.9`. */
   key: string;
+  /** Failed attempts in the window. */
   failures: number;
+  /** Attempts reserved and not yet settled (their secret is being verified). */
+  pending: Generated<number>;
+  window_start: EpochMs;
+}
+
+export interface ApiRateLimitTable {
+  /** Whose budget: `user:<id>` or `ip:<address>`. */
+  key: string;
+  /** Requests counted in the window. */
+  hits: number;
   window_start: EpochMs;
 }
 
@@ -222,6 +233,8 @@ export interface ServerSecretsTable {
 }
 
 export interface Database {
+  /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */
+  api_rate_limit: ApiRateLimitTable;
   auth_throttle: AuthThrottleTable;
   users: UsersTable;
   projects: ProjectsTable;

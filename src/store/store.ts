@@ -13,6 +13,7 @@ import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
 import { ThrottleStore } from './throttle.js';
+import { type RequestCounters, openRequestCounters } from './request-counters.js';
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
 
@@ -27,6 +28,7 @@ export class Store {
   readonly sessions: SessionStore;
   readonly secrets: SecretStore;
   readonly throttle: ThrottleStore;
+  private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
     const { db } = conn;
@@ -56,6 +58,12 @@ export class Store {
     return this.conn.db;
   }
 
+  /** The API rate limit's request counters, opened on first use (never when the limit is off). */
+  get requestCounters(): RequestCounters {
+    this.counters ??= openRequestCounters(this.conn);
+    return this.counters;
+  }
+
   get dialect() {
     return this.conn.dialect;
   }
@@ -82,8 +90,10 @@ export class Store {
     return migrate(this.conn);
   }
 
-  close() {
-    return this.conn.close();
+  async close(): Promise<void> {
+    await this.counters?.close();
+    this.counters = undefined;
+    await this.conn.close();
   }
 }
 

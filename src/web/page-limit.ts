@@ -2,7 +2,8 @@
  * The page budget: `config.pageRateLimit` requests per minute per client address for every HTML
  * page (sign-in, profile, the authorization and consent page), so nobody drives the pages' work
  * (password checks, session and code writes) at will. Over budget: an HTML 429 with an integer
- * `Retry-After`. Counters live in this process (@fastify/rate-limit's memory store).
+ * `Retry-After`. Counted in the shared request budget (http/rate-limit.ts), so every process over
+ * one database spends the same page budget.
  */
 import type {} from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
@@ -16,7 +17,7 @@ export function limitPages(pages: FastifyInstance, config: Config): void {
   const check = pages.createRateLimit({
     max: config.pageRateLimit,
     timeWindow: WINDOW_MS,
-    keyGenerator: (request) => request.ip,
+    keyGenerator: (request) => `page:${request.ip}`,
   });
   pages.addHook('onRequest', async (request, reply) => {
     const outcome = await check(request);

@@ -83,7 +83,7 @@ function throttled(reply: FastifyReply, error: ThrottledError, page: Html) {
 }
 
 export function signInRoutes(app: FastifyInstance, services: Services): void {
-  const { sessions, accounts, twoFactor, throttle } = services.oauth;
+  const { sessions, accounts } = services.oauth;
   const csrfOf = (key: SessionKey) => sessions.csrfToken(key, FORM_PURPOSE);
 
   app.get('/users/sign_in', async (request, reply) => {
@@ -129,19 +129,15 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
     const pending = session?.pendingUserId ?? null;
     const user = pending === null ? null : await accounts.activeUser(pending);
     if (!session || !user) return reply.redirect('/users/sign_in', 303);
-    const keys = [['account', `user:${user.id}`] as ['account', string]];
+    const code = formValue(request.body, 'otp_attempt') ?? '';
+    let ok: boolean;
     try {
-      await throttle.check(keys);
+      ok = await accounts.checkSecondFactor(user.id, code);
     } catch (error) {
       if (!(error instanceof ThrottledError)) throw error;
       return throttled(reply, error, otpForm(csrfOf(session), [error.message]));
     }
-    const code = formValue(request.body, 'otp_attempt') ?? '';
-    if (!(await twoFactor.verify(user.id, code))) {
-      await throttle.fail(keys);
-      return sendHtml(reply, 401, otpForm(csrfOf(session), ['Invalid two-factor code.']));
-    }
-    await throttle.reset('account', `user:${user.id}`);
+    if (!ok) return sendHtml(reply, 401, otpForm(csrfOf(session), ['Invalid two-factor code.']));
     return completeSignIn(services, request, reply, session, user.id);
   });
 

@@ -169,6 +169,75 @@ const CASES: Case[] = [
     request: () => post('query A { currentUser { id } } query B { currentUser { id } }'),
   },
   {
+    name: 'mutation (the schema has no mutation type)',
+    status: 400,
+    body: err(
+      'Schema is not configured to execute mutation operation.',
+      'GRAPHQL_VALIDATION_FAILED',
+      { locations: [{ line: 1, column: 1 }] },
+    ),
+    request: () => post('mutation { currentUser { username } }'),
+  },
+  {
+    name: 'subscription (the schema has no subscription type)',
+    status: 400,
+    body: err(
+      'Schema is not configured to execute subscription operation.',
+      'GRAPHQL_VALIDATION_FAILED',
+      { locations: [{ line: 1, column: 1 }] },
+    ),
+    request: () => post('subscription S { __typename }'),
+  },
+  {
+    name: 'a mutation beside the query that is picked',
+    status: 400,
+    body: err(
+      'Schema is not configured to execute mutation operation.',
+      'GRAPHQL_VALIDATION_FAILED',
+      { locations: [{ line: 1, column: 38 }] },
+    ),
+    request: () => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'query Q { currentUser { username } } mutation M { __typename }',
+        operationName: 'Q',
+      }),
+    }),
+  },
+  {
+    name: 'operationName "" counts as absent (POST)',
+    status: 200,
+    body: { data: { currentUser: null } },
+    request: () => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{currentUser{username}}', operationName: '' }),
+    }),
+  },
+  {
+    name: 'operationName "" counts as absent (GET)',
+    status: 200,
+    body: { data: { currentUser: null } },
+    request: () => ({
+      method: 'GET',
+      path: `/api/graphql?query=${encodeURIComponent('query A { currentUser { username } }')}&operationName=`,
+    }),
+  },
+  {
+    name: 'operationName "" with two operations',
+    status: 400,
+    body: err(
+      'Must provide operation name if query contains multiple operations.',
+      'OPERATION_RESOLUTION_FAILURE',
+    ),
+    request: () => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'query A { currentUser { id } } query B { currentUser { id } }',
+        operationName: '',
+      }),
+    }),
+  },
+  {
     name: 'too deep (anonymous: 15)',
     status: 400,
     body: err('Query has depth of 17, which exceeds max depth of 15', 'QUERY_TOO_DEEP'),

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { ProjectEventsDocument, UserEventsDocument } from './generated/graphql.js';
 import { type Catalog, seedCatalog } from '../helpers/catalog.js';
 import { type TestServer, startServer } from '../helpers/server.js';
-import { ENGINES, type GqlResponse, gql, raw } from './client.js';
+import { ENGINES, type GqlResponse, codes, gql, raw } from './client.js';
 import { encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
 
 const KNOWN = new Set([
@@ -156,6 +156,56 @@ for (const engine of ENGINES) {
           },
         ),
         { numRuns: 60 },
+      );
+    });
+
+    it('operation types the schema lacks and odd operation names, by POST and GET', async () => {
+      // The schema has a query root only: a mutation or subscription is a validation error (400),
+      // and an empty operationName means none was given, on both engines alike.
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('query', 'mutation', 'subscription', ''),
+          fc.constantFrom(
+            '{ __typename }',
+            '{ currentUser { username } }',
+            '{ events { totalCount } }',
+          ),
+          fc.option(fc.constantFrom('A', 'B'), { nil: undefined }),
+          fc.option(fc.oneof(fc.constantFrom('', 'A', 'B'), fc.string({ maxLength: 6 })), {
+            nil: undefined,
+          }),
+          fc.boolean(),
+          fc.boolean(),
+          async (kind, selection, name, operationName, secondOperation, useGet) => {
+            const head = kind === '' ? '' : `${kind}${name ? ` ${name}` : ''} `;
+            let query = `${head}${selection}`;
+            if (secondOperation) query += ` query B { __typename }`;
+            const params: Record<string, string> = { query };
+            if (operationName !== undefined) params.operationName = operationName;
+            const res = useGet
+              ? await fetch(`${server.url}/api/graphql?${new URLSearchParams(params)}`, {
+                  headers: { 'PRIVATE-TOKEN': catalog.ownerToken },
+                })
+              : await fetch(`${server.url}/api/graphql`, {
+                  method: 'POST',
+                  headers: { 'content-type': 'application/json' },
+                  body: JSON.stringify(params),
+                });
+            const reply = {
+              status: res.status,
+              headers: res.headers,
+              body: (await res.json()) as GqlResponse<unknown>['body'],
+            };
+            check(reply);
+            if (kind === 'mutation' || kind === 'subscription') {
+              assert.equal(reply.status, 400, JSON.stringify(reply.body));
+              const found = codes(reply.body);
+              assert.ok(found.length > 0);
+              for (const code of found) assert.equal(code, 'GRAPHQL_VALIDATION_FAILED');
+            }
+          },
+        ),
+        { numRuns: 80 },
       );
     });
 

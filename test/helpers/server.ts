@@ -74,6 +74,8 @@ export interface StartOptions {
   config?: Partial<Config>;
   /** Populate the database before the server starts. */
   seed?: (store: Store) => Promise<void>;
+  /** Where the server's own logger writes (with `config.logLevel`); nowhere by default. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -89,7 +91,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     ...options.config,
   };
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0));
-  const { app, services } = await buildServer({ config, store, clock });
+  const { app, services } = await buildServer({
+    config,
+    store,
+    clock,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no TCP address');

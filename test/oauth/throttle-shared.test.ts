@@ -34,11 +34,11 @@ for (const dialect of DIALECTS) {
       await world.close();
     });
 
-    const grant = (app: FastifyInstance, password: string) =>
+    const grant = (app: FastifyInstance, password: string, username = 'bob') =>
       app.inject({
         method: 'POST',
         url: '/oauth/token',
-        payload: { grant_type: 'password', username: 'bob', password },
+        payload: { grant_type: 'password', username, password },
       });
 
     it('failures counted by one server lock the account on the other', async () => {
@@ -54,6 +54,32 @@ for (const dialect of DIALECTS) {
       }
       world.server.clock.advance(THROTTLE_POLICIES.account.windowMs);
       assert.equal((await grant(second, PASSWORD)).statusCode, 200);
+    });
+
+    it('B.12: 60 parallel guesses spread over both servers, the last right: the limit evaluated', async () => {
+      world.server.clock.advance(THROTTLE_POLICIES.address.windowMs);
+      const { limit } = THROTTLE_POLICIES.account;
+      await world.server.store.users.create({
+        username: 'carol',
+        name: 'Carol',
+        email: 'carol@example.com',
+        passwordHash: world.alice.password_hash,
+        createdAt: 0,
+      });
+      const statuses = (
+        await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            grant(i % 2 ? second : world.server.app, i === 59 ? PASSWORD : `wrong-${i}`, 'carol'),
+          ),
+        )
+      ).map((r) => r.statusCode);
+      const count = (status: number) => statuses.filter((s) => s === status).length;
+      assert.deepEqual(
+        { evaluated: count(400) + count(200), refused: count(429) },
+        { evaluated: limit, refused: 60 - limit },
+        String(statuses),
+      );
+      assert.equal(count(200), 0, 'the right password came last, after the account locked');
     });
   });
 }

@@ -12,6 +12,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../context.js';
+import type { Prepared } from '../gate.js';
 import { formatExecutionError } from '../errors.js';
 import { type Executor, JSON_UTF8 } from './types.js';
 
@@ -59,15 +60,15 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
   app.addHook('onClose', async () => {
     await apollo.stop();
   });
-  return async (request, _prepared, context) => {
+  return async (request, prepared, context) => {
     const outcome = { failed: false };
     const contextValue: ApolloContext = { ...context, [OUTCOME]: outcome };
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: {
-        body: request.body,
+        body: bodyOf(request, prepared),
         method: request.method.toUpperCase(),
         headers: headerMap(request),
-        search: searchOf(request.url),
+        search: searchOf(request.url, prepared),
       },
       context: async () => contextValue,
     });
@@ -90,7 +91,27 @@ function headerMap(request: FastifyRequest): HeaderMap {
   return map;
 }
 
-function searchOf(url: string): string {
+/**
+ * The gate reads an empty `operationName` as none at all (as Mercurius does); Apollo would look
+ * for an operation named "" and fail internally, so it is not shown one.
+ */
+function bodyOf(request: FastifyRequest, prepared: Prepared): unknown {
+  const body = request.body;
+  if (prepared.operationName !== undefined || typeof body !== 'object' || body === null) {
+    return body;
+  }
+  if (!('operationName' in body)) return body;
+  const { operationName: _absent, ...rest } = body as Record<string, unknown>;
+  return rest;
+}
+
+function searchOf(url: string, prepared: Prepared): string {
   const at = url.indexOf('?');
-  return at === -1 ? '' : url.slice(at);
+  if (at === -1) return '';
+  const search = url.slice(at);
+  if (prepared.operationName !== undefined) return search;
+  const params = new URLSearchParams(search);
+  if (!params.has('operationName')) return search;
+  params.delete('operationName');
+  return `?${params.toString()}`;
 }

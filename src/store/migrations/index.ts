@@ -7,6 +7,8 @@ import * as core from './001_core.js';
 import * as oauth from './002_oauth.js';
 import * as throttle from './003_throttle.js';
 import * as secrets from './004_server_secrets.js';
+import * as throttlePending from './005_throttle_pending.js';
+import * as apiRateLimit from './006_api_rate_limit.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -19,4 +21,6 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '002_oauth', up: oauth.up },
   { name: '003_throttle', up: throttle.up },
   { name: '004_server_secrets', up: secrets.up },
+  { name: '005_throttle_pending', up: throttlePending.up },
+  { name: '006_api_rate_limit', up: apiRateLimit.up },
 ];
