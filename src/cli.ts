@@ -4,10 +4,10 @@ import { parseArgs } from 'node:util';
 import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
+import { ImportError } from './data/import.js';
+import { NotEmptyError } from './data/seed.js';
 import { ValidationError } from './domain/errors.js';
 import { systemClock } from './services/clock.js';
-import { ImportError } from './services/import-export.js';
-import { NotEmptyError } from './services/seed.js';
 import { openStore } from './store/store.js';
 
 const USAGE = `Usage: pulsegate <command> [options]

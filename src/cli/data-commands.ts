@@ -7,11 +7,12 @@ import { finished } from 'node:stream/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ConfigInput, loadConfig } from '../config.js';
 import { NotFoundError } from '../domain/errors.js';
+import { ExportService } from '../data/export.js';
+import { ImportService } from '../data/import.js';
+import { SeedService } from '../data/seed.js';
+import { estimateRecords } from '../data/synthetic-data.js';
 import { systemClock } from '../services/clock.js';
-import { ExportService, ImportService } from '../services/import-export.js';
 import { ProvisioningService } from '../services/provisioning.js';
-import { SeedService } from '../services/seed.js';
-import { estimateRecords } from '../services/synthetic-data.js';
 import { type Store, openStore } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 

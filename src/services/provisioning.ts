@@ -4,12 +4,11 @@
  * created here could have come from a file.
  */
 import { NotFoundError, ValidationError } from '../domain/errors.js';
-import { isEmail, isUsername } from '../domain/records.js';
+import { isEmail, isUsername } from '../domain/account-names.js';
 import { hashPassword } from '../domain/secrets.js';
 import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
-import { DEMO_USERNAME } from './demo-catalog.js';
 import { issuePersonalToken, utcDay } from './personal-tokens.js';
 
 export const DEMO_TOKEN_NAME = 'npm start demo token';
@@ -82,8 +81,8 @@ export class ProvisioningService {
    * A fresh token for the demo user, valid for a week; null when the database has no such user
    * (it holds someone's own data, not the demo set).
    */
-  async demoToken(): Promise<IssuedToken | null> {
-    const user = await this.store.users.byUsername(DEMO_USERNAME);
+  async demoToken(username: string): Promise<IssuedToken | null> {
+    const user = await this.store.users.byUsername(username);
     if (!user || user.state !== 'active') return null;
     const expires = utcDay(this.clock.now() + DEMO_TOKEN_DAYS * DAY);
     const issued = await issuePersonalToken(this.store, this.clock, user.id, {

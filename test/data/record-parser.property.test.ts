@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatRecord } from '../../src/domain/record-format.js';
-import { RecordError, parseRecordLine } from '../../src/domain/records.js';
-import { ImportError, ImportService } from '../../src/services/import-export.js';
+import { formatRecord } from '../../src/data/record-format.js';
+import { RecordError, parseRecordLine } from '../../src/data/records.js';
+import { ImportError, ImportService } from '../../src/data/import.js';
 import { systemClock } from '../../src/services/clock.js';
 import { openStore } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/server.js';

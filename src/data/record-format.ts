@@ -2,7 +2,7 @@
  * The canonical text of a record: fixed key order per kind and ISO 8601 times with milliseconds,
  * so that exporting the same data twice, from either dialect, gives the same bytes.
  */
-import type { PushInput } from './push-payload.js';
+import type { PushInput } from '../domain/push-payload.js';
 import type { DataRecord } from './records.js';
 
 function time(ms: number | null): string | null {

@@ -3,9 +3,7 @@
  * payloads go back to the `before`/`after` form (blank SHA where GitLab stores null) and a full ref,
  * which the import turns into the very same row again.
  */
-import type { Kysely } from 'kysely';
 import { type PushCommit, fullRef } from '../domain/push-payload.js';
-import type { DataRecord, EventRecord } from '../domain/records.js';
 import {
   BLANK_SHA,
   type PushAction,
@@ -16,14 +14,15 @@ import {
   type Visibility,
   actionFromCode,
 } from '../domain/vocabulary.js';
-import { eventPages, memberRows, rowsById } from '../store/bulk.js';
-import type { Database, EventRow, PushPayloadRow } from '../store/schema.js';
+import type { EventRow, PushPayloadRow } from '../store/schema.js';
+import type { TransferStore } from '../store/transfer.js';
+import type { DataRecord, EventRecord } from './records.js';
 
 type IssueState = Extract<DataRecord, { kind: 'issue' }>['state'];
 type MergeRequestState = Extract<DataRecord, { kind: 'merge_request' }>['state'];
 
-export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataRecord[]> {
-  for await (const rows of rowsById(db, 'users')) {
+export async function* exportRecords(source: TransferStore): AsyncGenerator<DataRecord[]> {
+  for await (const rows of source.rowsById('users')) {
     yield rows.map((u) => ({
       kind: 'user',
       id: u.id,
@@ -40,7 +39,7 @@ export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataR
       created_at: u.created_at,
     }));
   }
-  for await (const rows of rowsById(db, 'projects')) {
+  for await (const rows of source.rowsById('projects')) {
     yield rows.map((p) => ({
       kind: 'project',
       id: p.id,
@@ -53,13 +52,13 @@ export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataR
       created_at: p.created_at,
     }));
   }
-  for await (const rows of memberRows(db)) {
+  for await (const rows of source.memberRows()) {
     yield rows.map((m) => ({ kind: 'member', ...m }));
   }
-  for await (const rows of rowsById(db, 'milestones')) {
+  for await (const rows of source.rowsById('milestones')) {
     yield rows.map((m) => ({ kind: 'milestone', ...m }));
   }
-  for await (const rows of rowsById(db, 'issues')) {
+  for await (const rows of source.rowsById('issues')) {
     yield rows.map((i) => ({
       kind: 'issue',
       id: i.id,
@@ -72,13 +71,13 @@ export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataR
       created_at: i.created_at,
     }));
   }
-  for await (const rows of rowsById(db, 'merge_requests')) {
+  for await (const rows of source.rowsById('merge_requests')) {
     yield rows.map((m) => ({ kind: 'merge_request', ...m, state: m.state as MergeRequestState }));
   }
-  for await (const rows of rowsById(db, 'snippets')) {
+  for await (const rows of source.rowsById('snippets')) {
     yield rows.map((s) => ({ kind: 'snippet', ...s, visibility: s.visibility as Visibility }));
   }
-  for await (const rows of rowsById(db, 'notes')) {
+  for await (const rows of source.rowsById('notes')) {
     yield rows.map((n) => ({
       kind: 'note',
       id: n.id,
@@ -93,10 +92,10 @@ export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataR
       updated_at: n.updated_at,
     }));
   }
-  for await (const { events, pushes } of eventPages(db)) {
+  for await (const { events, pushes } of source.eventPages()) {
     yield events.map((e) => eventRecord(e, pushes.get(e.id)));
   }
-  for await (const rows of rowsById(db, 'personal_access_tokens')) {
+  for await (const rows of source.rowsById('personal_access_tokens')) {
     yield rows.map((t) => ({
       kind: 'personal_access_token',
       id: t.id,
@@ -110,7 +109,7 @@ export async function* exportRecords(db: Kysely<Database>): AsyncGenerator<DataR
       last_used_at: t.last_used_at,
     }));
   }
-  for await (const rows of rowsById(db, 'oauth_applications')) {
+  for await (const rows of source.rowsById('oauth_applications')) {
     yield rows.map((a) => ({
       kind: 'oauth_application',
       id: a.id,

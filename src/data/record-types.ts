@@ -2,8 +2,8 @@
  * The record kinds of the import/export format, as parsed: one interface per kind. Times are epoch
  * ms; null means "absent in the file" (the importer then uses the current time).
  */
-import type { PushInput } from './push-payload.js';
-import type { Action, NoteableType, TargetClass, UserState, Visibility } from './vocabulary.js';
+import type { PushInput } from '../domain/push-payload.js';
+import type { Action, NoteableType, TargetClass, UserState, Visibility } from '../domain/vocabulary.js';
 
 export const RECORD_KINDS = [
   'user',

@@ -4,6 +4,7 @@
  * rule fails with a line number instead of a constraint error at commit time. It also derives an
  * event's `issue_id`, on which the confidentiality check depends.
  */
+import type { ExistingKeys } from '../store/transfer.js';
 import { RecordError } from './record-fields.js';
 import type { DataRecord, EventRecord, NoteRecord } from './records.js';
 
@@ -14,20 +15,6 @@ interface Owned {
 interface NoteFacts extends Owned {
   /** The issue the note hangs on, or null for notes on other things. */
   issueId: number | null;
-}
-
-/** What already exists in the database (loaded once, inside the import's transaction). */
-export interface ExistingKeys {
-  users: { id: number; username: string; email: string }[];
-  projects: { id: number; full_path: string }[];
-  members: { project_id: number; user_id: number }[];
-  milestones: { id: number; project_id: number }[];
-  issues: { id: number; project_id: number; iid: number }[];
-  mergeRequests: { id: number; project_id: number; iid: number }[];
-  snippets: { id: number }[];
-  notes: { id: number; project_id: number; noteable_type: string; noteable_id: number }[];
-  tokens: { id: number; token_digest: string }[];
-  applications: { id: number; uid: string }[];
 }
 
 export class ReferenceLedger {

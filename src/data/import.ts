@@ -1,36 +1,26 @@
 /**
- * Import and export of the newline-delimited JSON format. An import is one transaction on either
- * dialect: every line is parsed and its references checked before it is buffered for writing,
- * and the first bad line (plus up to MAX_PROBLEMS in total) aborts the whole import, leaving the
- * database exactly as it was. Export streams the same format in dependency order with keyset
- * reads, so its memory does not grow with the number of events.
+ * Import of the newline-delimited JSON format. An import is one transaction on either dialect:
+ * every line is parsed and its references checked before it is buffered for writing, and the
+ * first bad line (plus up to MAX_PROBLEMS in total) aborts the whole import, leaving the database
+ * exactly as it was.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { once } from 'node:events';
-import { StringDecoder } from 'node:string_decoder';
-import type { Writable } from 'node:stream';
+import { createInterface } from 'node:readline';
 import { normalizePush } from '../domain/push-payload.js';
-import { formatRecord } from '../domain/record-format.js';
-import { ReferenceLedger } from '../domain/record-references.js';
-import {
-  type DataRecord,
-  RECORD_KINDS,
-  type RecordKind,
-  RecordError,
-  parseRecordLine,
-} from '../domain/records.js';
 import { hashPassword } from '../domain/secrets.js';
 import { actionCode } from '../domain/vocabulary.js';
-import {
-  BulkWriter,
-  eventIdPages,
-  existingKeys,
-  resetSequences,
-  tableCounts,
-} from '../store/bulk.js';
+import type { BulkWriter } from '../store/bulk.js';
+import { COLUMNS } from '../store/bulk.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
-import { exportRecords } from './export-records.js';
+import { TransferStore } from '../store/transfer.js';
+import type { Clock } from '../services/clock.js';
+import { ReferenceLedger } from './record-references.js';
+import { type DataRecord, RecordError, parseRecordLine } from './records.js';
+import {
+  type TransferOptions,
+  type TransferSummary,
+  emptyCounts,
+} from './transfer.js';
 
 /** Collecting more problems than this helps nobody: fix these and run again. */
 export const MAX_PROBLEMS = 20;
@@ -51,58 +41,42 @@ export class ImportError extends Error {
   }
 }
 
-export type KindCounts = Record<RecordKind, number>;
-
-export interface TransferProgress {
-  records: number;
-  /** Bytes of the input read so far and its size, when importing a file. */
-  bytes?: number;
-  totalBytes?: number;
-  /** Records expected in all (export knows it up front). */
-  totalRecords?: number;
-}
-
-export interface TransferSummary {
-  counts: KindCounts;
-  records: number;
-  seconds: number;
-}
-
-export interface TransferOptions {
-  onProgress?: (progress: TransferProgress) => void;
-}
-
 /** A line of input: its number and either raw text or an already built record. */
 export type Entry = { line: number; text: string } | { line: number; record: DataRecord };
 
-export function emptyCounts(): KindCounts {
-  return Object.fromEntries(RECORD_KINDS.map((k) => [k, 0])) as KindCounts;
-}
+/** Lines are handed over in batches: one await per thousand, not one per line. */
+const BATCH = 1000;
 
 export class ImportService {
+  private readonly transfer: TransferStore;
+
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.transfer = new TransferStore(store);
+  }
 
   /** Imports a file of the format (`-` reads standard input). */
   async importFile(path: string, options: TransferOptions = {}): Promise<TransferSummary> {
     const input = path === '-' ? process.stdin : createReadStream(path);
     const totalBytes = path === '-' ? undefined : statSync(path).size;
     let bytes = 0;
-    // Read lazily: nothing flows until the transaction is open and asks for the next line.
+    // Read lazily: the reader is created (and input flows) only once the transaction is open and
+    // asks for the first batch.
     async function* entries(): AsyncGenerator<Entry[]> {
-      const decoder = new StringDecoder('utf8');
+      const lines = createInterface({ input, crlfDelay: Infinity });
+      input.on('data', (chunk: Buffer | string) => (bytes += chunk.length));
       let line = 0;
-      let carry = '';
-      for await (const chunk of input) {
-        bytes += (chunk as Buffer).length;
-        const parts = (carry + decoder.write(chunk as Buffer)).split('\n');
-        carry = parts.pop()!;
-        yield parts.map((text) => ({ line: ++line, text: text.replace(/\r$/, '') }));
+      let batch: Entry[] = [];
+      for await (const text of lines) {
+        batch.push({ line: ++line, text });
+        if (batch.length === BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
-      carry += decoder.end();
-      if (carry !== '') yield [{ line: ++line, text: carry.replace(/\r$/, '') }];
+      if (batch.length) yield batch;
     }
     return this.run(entries(), {
       onProgress: options.onProgress
@@ -128,7 +102,7 @@ export class ImportService {
       let batch: Entry[] = [];
       for await (const record of records) {
         batch.push({ line: ++line, record });
-        if (batch.length === 1000) {
+        if (batch.length === BATCH) {
           yield batch;
           batch = [];
         }
@@ -144,7 +118,7 @@ export class ImportService {
     options: TransferOptions,
   ): Promise<TransferSummary> {
     const summary = await this.load(batches, options);
-    await this.store.settle();
+    await this.transfer.settle();
     return summary;
   }
 
@@ -153,12 +127,11 @@ export class ImportService {
     options: TransferOptions,
   ): Promise<TransferSummary> {
     const started = performance.now();
-    const { dialect } = this.store;
-    return this.store.db.transaction().execute(async (trx) => {
+    return this.transfer.importTransaction(async (tx) => {
       const ledger = new ReferenceLedger();
-      ledger.load(await existingKeys(trx));
-      for await (const ids of eventIdPages(trx)) ledger.loadEventIds(ids);
-      const writer = new BulkWriter(trx);
+      ledger.load(await tx.existingKeys());
+      for await (const ids of tx.eventIdPages()) ledger.loadEventIds(ids);
+      const writer = tx.writer(COLUMNS);
       const counts = emptyCounts();
       const problems: Problem[] = [];
       let records = 0;
@@ -196,7 +169,7 @@ export class ImportService {
       }
       if (problems.length > 0) throw new ImportError(problems);
       await writer.flush();
-      await resetSequences(trx, dialect);
+      await tx.resetSequences();
       options.onProgress?.({ records });
       return { counts, records, seconds: (performance.now() - started) / 1000 };
     });
@@ -318,27 +291,4 @@ export class ImportService {
 function withoutKind<T extends { kind: string }>(record: T): Omit<T, 'kind'> {
   const { kind: _kind, ...rest } = record;
   return rest;
-}
-
-export class ExportService {
-  constructor(private readonly store: Store) {}
-
-  /** Writes every record, one per line, in dependency order; hashes only, never plaintext. */
-  async exportTo(out: Writable, options: TransferOptions = {}): Promise<TransferSummary> {
-    const started = performance.now();
-    const totals = await tableCounts(this.store.db);
-    const totalRecords = Object.entries(totals)
-      .filter(([table]) => table !== 'push_event_payloads')
-      .reduce((sum, [, n]) => sum + n, 0);
-    const counts = emptyCounts();
-    let records = 0;
-    for await (const page of exportRecords(this.store.db)) {
-      const text = page.map((r) => formatRecord(r) + '\n').join('');
-      for (const r of page) counts[r.kind]++;
-      records += page.length;
-      if (!out.write(text)) await once(out, 'drain');
-      options.onProgress?.({ records, totalRecords });
-    }
-    return { counts, records, seconds: (performance.now() - started) / 1000 };
-  }
 }

@@ -4,10 +4,11 @@
  * kinds, record-format.ts writes their canonical text, and whether the ids a record points at exist
  * is the ledger's business (record-references.ts).
  */
-import { redirectUriProblem } from './redirect-uri.js';
-import { SCOPES } from './scopes.js';
-import { digest, isPasswordHash } from './secrets.js';
-import { type PushCommit, type PushInput, splitRef } from './push-payload.js';
+import { isEmail, isUsername } from '../domain/account-names.js';
+import { redirectUriProblem } from '../domain/redirect-uri.js';
+import { SCOPES } from '../domain/scopes.js';
+import { digest, isPasswordHash } from '../domain/secrets.js';
+import { type PushCommit, type PushInput, splitRef } from '../domain/push-payload.js';
 import {
   ACCESS_LEVEL_VALUES,
   ACTIONS,
@@ -17,7 +18,7 @@ import {
   TARGET_CLASSES,
   USER_STATES,
   VISIBILITIES,
-} from './vocabulary.js';
+} from '../domain/vocabulary.js';
 import { RecordFields, RecordError, isPlainObject } from './record-fields.js';
 import {
   type DataRecord,
@@ -31,21 +32,11 @@ export { RecordError } from './record-fields.js';
 export * from './record-types.js';
 
 const NAME_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const SHA = /^[0-9a-f]{40}$/;
 const DIGEST = /^[0-9a-f]{64}$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TITLE_MAX = 255;
 const TEXT_MAX = 1_000_000;
-
-export function isUsername(value: string): boolean {
-  return value.length <= 255 && USERNAME.test(value) && !value.endsWith('.');
-}
-
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
-}
 
 /** `YYYY-MM-DD` naming a real calendar day. */
 export function isCalendarDay(value: string): boolean {

@@ -12,7 +12,7 @@ import type {
   MilestoneRecord,
   NoteRecord,
   SnippetRecord,
-} from '../domain/records.js';
+} from './records.js';
 import type { Action, TargetClass } from '../domain/vocabulary.js';
 import * as C from './demo-catalog.js';
 import { demoPush } from './demo-pushes.js';
