@@ -6,16 +6,18 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { normalizePush } from '../domain/push-payload.js';
 import { hashPassword } from '../domain/secrets.js';
-import { actionCode } from '../domain/vocabulary.js';
+import type { Clock } from '../services/clock.js';
 import type { BulkWriter } from '../store/bulk.js';
-import { COLUMNS } from '../store/bulk.js';
 import type { Store } from '../store/store.js';
 import { TransferStore } from '../store/transfer.js';
-import type { Clock } from '../services/clock.js';
+import { pushValues } from './push-rows.js';
+import { RecordError } from './record-errors.js';
+import type { RowContext } from './record-fields.js';
+import { type DataRecord, KINDS } from './record-kinds.js';
+import { parseRecordLine } from './record-parser.js';
 import { ReferenceLedger } from './record-references.js';
-import { type DataRecord, RecordError, parseRecordLine } from './records.js';
+import { BULK_COLUMNS, rowValues } from './record-rows.js';
 import {
   type TransferOptions,
   type TransferSummary,
@@ -131,7 +133,7 @@ export class ImportService {
       const ledger = new ReferenceLedger();
       ledger.load(await tx.existingKeys());
       for await (const ids of tx.eventIdPages()) ledger.loadEventIds(ids);
-      const writer = tx.writer(COLUMNS);
+      const writer = tx.writer(BULK_COLUMNS);
       const counts = emptyCounts();
       const problems: Problem[] = [];
       let records = 0;
@@ -154,10 +156,10 @@ export class ImportService {
           // After the first problem nothing more is written; the rest is only checked.
           if (problems.length > 0) continue;
           const passwordHash =
-            record.kind === 'user' && record.password !== null
+            record.kind === 'user' && record.password != null
               ? await hashPassword(record.password)
               : null;
-          this.write(writer, record, issueId, now, passwordHash);
+          this.write(writer, record, { now, issueId, passwordHash });
           counts[record.kind]++;
           records++;
           if (writer.full) {
@@ -176,119 +178,8 @@ export class ImportService {
   }
 
   /** Buffers the rows of one record (a user's plain password arrives already hashed). */
-  private write(
-    w: BulkWriter,
-    r: DataRecord,
-    issueId: number | null,
-    now: number,
-    passwordHash: string | null,
-  ): void {
-    switch (r.kind) {
-      case 'user':
-        return w.add('users', {
-          id: r.id,
-          username: r.username,
-          name: r.name,
-          email: r.email,
-          state: r.state,
-          password_hash: passwordHash ?? r.password_hash,
-          admin: r.admin ? 1 : 0,
-          two_factor_enabled: r.two_factor_enabled ? 1 : 0,
-          private_profile: r.private_profile ? 1 : 0,
-          avatar_url: r.avatar_url,
-          created_at: r.created_at ?? now,
-        });
-      case 'project':
-        return w.add('projects', {
-          id: r.id,
-          namespace: r.namespace,
-          path: r.path,
-          full_path: `${r.namespace}/${r.path}`,
-          name: r.name,
-          description: r.description,
-          visibility: r.visibility,
-          creator_id: r.creator_id,
-          created_at: r.created_at ?? now,
-        });
-      case 'member':
-        return w.add('project_members', {
-          project_id: r.project_id,
-          user_id: r.user_id,
-          access_level: r.access_level,
-        });
-      case 'milestone':
-        return w.add('milestones', { ...withoutKind(r), created_at: r.created_at ?? now });
-      case 'issue':
-        return w.add('issues', {
-          ...withoutKind(r),
-          confidential: r.confidential ? 1 : 0,
-          created_at: r.created_at ?? now,
-        });
-      case 'merge_request':
-        return w.add('merge_requests', { ...withoutKind(r), created_at: r.created_at ?? now });
-      case 'snippet':
-        return w.add('snippets', { ...withoutKind(r), created_at: r.created_at ?? now });
-      case 'note':
-        return w.add('notes', {
-          ...withoutKind(r),
-          system: r.system ? 1 : 0,
-          updated_at: r.updated_at ?? r.created_at,
-        });
-      case 'event': {
-        w.add('events', {
-          id: r.id,
-          project_id: r.project_id,
-          author_id: r.author_id,
-          action: actionCode(r.action),
-          target_type: r.target_type,
-          target_id: r.target_id,
-          issue_id: issueId,
-          created_at: r.created_at,
-        });
-        if (!r.push) return;
-        const p = normalizePush(r.push);
-        return w.add('push_event_payloads', {
-          event_id: r.id,
-          action: p.action,
-          ref_type: p.refType,
-          ref: p.ref,
-          commit_from: p.commitFrom,
-          commit_to: p.commitTo,
-          commit_count: p.commitCount,
-          commit_title: p.commitTitle,
-          commits: JSON.stringify(p.commits),
-        });
-      }
-      case 'personal_access_token':
-        return w.add('personal_access_tokens', {
-          id: r.id,
-          user_id: r.user_id,
-          name: r.name,
-          token_digest: r.token_digest,
-          scopes: r.scopes.join(' '),
-          expires_at: r.expires_at,
-          revoked: r.revoked ? 1 : 0,
-          last_used_at: r.last_used_at,
-          created_at: r.created_at ?? now,
-        });
-      case 'oauth_application':
-        return w.add('oauth_applications', {
-          id: r.id,
-          uid: r.uid,
-          secret_digest: r.secret_digest,
-          name: r.name,
-          // Stored one URI per line, as the registration page writes them.
-          redirect_uris: r.redirect_uris.join('\n'),
-          scopes: r.scopes.join(' '),
-          confidential: r.confidential ? 1 : 0,
-          owner_id: r.owner_id,
-          created_at: r.created_at ?? now,
-        });
-    }
+  private write(w: BulkWriter, r: DataRecord, context: RowContext): void {
+    w.add(KINDS[r.kind].table, rowValues(r, context));
+    if (r.kind === 'event' && r.push) w.add('push_event_payloads', pushValues(r.id, r.push));
   }
-}
-
-function withoutKind<T extends { kind: string }>(record: T): Omit<T, 'kind'> {
-  const { kind: _kind, ...rest } = record;
-  return rest;
 }

@@ -1,19 +1,60 @@
 /**
- * Typed reads of one JSON record's fields, each failure a RecordError that names the field.
- * Unknown fields are rejected, so a misspelt key never silently becomes a default.
+ * The field types the record kinds are built from, as TypeBox schemas. A field carries what the
+ * format needs beyond JSON Schema in a few extra keywords, read by the error formatter
+ * (record-errors.ts) and the row mapping (record-rows.ts), so a field says once how it is
+ * validated, what it defaults to and how it is stored:
+ *
+ * - `problem`: the message for a value that breaks the field's pattern, format or bounds;
+ * - `column`: how the value is stored when the column holds another type (booleans as 0/1,
+ *   lists as one string), or FILE_ONLY for fields that never reach a column of their own;
+ * - `fallback`: the value stored when the field is absent, computed from the record (a constant
+ *   default is JSON Schema's own `default`);
+ * - `values`: the allowed values of a OneOf, as messages list them.
  */
-
-export class RecordError extends Error {}
+import {
+  FormatRegistry,
+  type SchemaOptions,
+  type TLiteral,
+  type TLiteralValue,
+  type TNull,
+  type TSchema,
+  type TUnion,
+  type TUnsafe,
+  Type,
+} from '@sinclair/typebox';
+import { isEmail, isUsername } from '../domain/account-names.js';
+import { redirectUriProblem } from '../domain/redirect-uri.js';
 
 /** Ids must fit PostgreSQL's `integer` / `serial`. */
 export const MAX_ID = 2_147_483_647;
+export const TITLE_MAX = 255;
+export const TEXT_MAX = 1_000_000;
+
+/** How a record value becomes a column value and back. */
+export interface ColumnCodec {
+  toColumn(value: unknown): unknown;
+  fromColumn(value: unknown): unknown;
+}
+
+/** Marks a field that is not stored in a column of its own (plain secrets, nested pushes). */
+export const FILE_ONLY = 'file-only';
+
+/** What the importer knows about a record beyond the record itself, when it makes its row. */
+export interface RowContext {
+  /** The import's clock: an absent `created_at` means "now". */
+  now: number;
+  /** The issue an event concerns (found by the reference ledger). */
+  issueId: number | null;
+  /** A user's plain password, hashed (hashing is async, so it is done before the row is made). */
+  passwordHash: string | null;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind's record type
+export type Fallback = (record: any, context: RowContext) => unknown;
 
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/;
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** ISO 8601 date-time with a zone (`Z` or `±hh:mm`) → epoch ms, or null when not one. */
 export function parseIsoTime(value: string): number | null {
@@ -34,198 +75,160 @@ export function parseIsoTime(value: string): number | null {
   return base - sign * (zh * 60 + zm) * 60_000;
 }
 
-export interface StringRule {
-  max: number;
+/** `YYYY-MM-DD` naming a real calendar day. */
+export function isCalendarDay(value: string): boolean {
+  const m = DAY.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+interface Format {
+  test(value: string): boolean;
+  /** The message for a value that fails, given the field's label (`"created_at"`). */
+  problem(label: string, value: string): string;
+  /** Whether `problem` also answers a value that is not a string at all. */
+  anyValue?: boolean;
+}
+
+/** String formats of the format, registered with TypeBox under a `pulsegate-` name. */
+const FORMATS = {
+  'pulsegate-time': {
+    test: (v) => parseIsoTime(v) !== null,
+    problem: (label) =>
+      `${label} must be an ISO 8601 time with a zone, e.g. 2026-01-02T10:00:00.000Z`,
+    anyValue: true,
+  },
+  'pulsegate-day': { test: isCalendarDay, problem: (l) => `${l} must be a date YYYY-MM-DD` },
+  'pulsegate-username': { test: isUsername, problem: (l) => `${l} has invalid characters` },
+  'pulsegate-email': { test: isEmail, problem: (l) => `${l} is not an e-mail address` },
+  'pulsegate-redirect-uri': {
+    test: (v) => redirectUriProblem(v) === null,
+    problem: (label, v) => `${label}: ${redirectUriProblem(v)}`,
+  },
+} satisfies Record<string, Format>;
+export type FormatName = keyof typeof FORMATS;
+
+for (const [name, format] of Object.entries(FORMATS)) {
+  if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, format.test);
+}
+
+/** The message for a value that fails a registered format (`typeOnly`: is not even a string). */
+export function formatProblem(
+  name: string,
+  label: string,
+  value: unknown,
+  typeOnly = false,
+): string | undefined {
+  const format = (FORMATS as Record<string, Format | undefined>)[name];
+  if (!format || (typeOnly && !format.anyValue)) return undefined;
+  return format.problem(label, value as string);
+}
+
+export const Id = Type.Integer({
+  minimum: 1,
+  maximum: MAX_ID,
+  problem: `must be an integer from 1 to ${MAX_ID}`,
+});
+
+/** A non-negative integer (counts). */
+export const Count = Type.Integer({
+  minimum: 0,
+  maximum: MAX_ID,
+  problem: 'must be a non-negative integer',
+});
+
+export interface TextRule {
   /** Whether the empty string is allowed (default: no). */
   empty?: boolean;
+  format?: FormatName;
+  pattern?: RegExp;
+  /** The message when `pattern` does not match. */
+  problem?: string;
 }
 
-export class RecordFields {
-  private readonly used = new Set<string>(['kind']);
-
-  constructor(
-    private readonly obj: Record<string, unknown>,
-    readonly kind: string,
-    private readonly prefix = '',
-  ) {}
-
-  /** The field's name as messages show it (`push.commits[2].id` for nested fields). */
-  label(key: string): string {
-    return `"${this.prefix}${key}"`;
-  }
-
-  has(key: string): boolean {
-    return Object.prototype.hasOwnProperty.call(this.obj, key) && this.obj[key] !== undefined;
-  }
-
-  private take(key: string): unknown {
-    this.used.add(key);
-    return this.has(key) ? this.obj[key] : undefined;
-  }
-
-  private required(key: string): unknown {
-    const value = this.take(key);
-    if (value === undefined) throw new RecordError(`${this.label(key)} is missing`);
-    return value;
-  }
-
-  id(key: string): number {
-    return this.checkId(key, this.required(key));
-  }
-
-  /** An id or null; absent counts as null. */
-  optionalId(key: string): number | null {
-    const value = this.take(key);
-    return value === undefined || value === null ? null : this.checkId(key, value);
-  }
-
-  private checkId(key: string, value: unknown): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_ID) {
-      throw new RecordError(`${this.label(key)} must be an integer from 1 to ${MAX_ID}`);
-    }
-    return value;
-  }
-
-  /** A non-negative integer (counts). */
-  count(key: string): number {
-    const value = this.required(key);
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_ID) {
-      throw new RecordError(`${this.label(key)} must be a non-negative integer`);
-    }
-    return value;
-  }
-
-  string(key: string, rule: StringRule): string {
-    return this.checkString(key, this.required(key), rule);
-  }
-
-  /** A string or null; absent counts as null. */
-  optionalString(key: string, rule: StringRule): string | null {
-    const value = this.take(key);
-    return value === undefined || value === null ? null : this.checkString(key, value, rule);
-  }
-
-  private checkString(key: string, value: unknown, rule: StringRule): string {
-    if (typeof value !== 'string') throw new RecordError(`${this.label(key)} must be a string`);
-    if (value === '' && !rule.empty) throw new RecordError(`${this.label(key)} must not be empty`);
-    if (value.length > rule.max) {
-      throw new RecordError(`${this.label(key)} is longer than ${rule.max} characters`);
-    }
-    return value;
-  }
-
-  bool(key: string, fallback: boolean): boolean {
-    const value = this.take(key);
-    if (value === undefined) return fallback;
-    if (typeof value !== 'boolean')
-      throw new RecordError(`${this.label(key)} must be true or false`);
-    return value;
-  }
-
-  oneOf<T extends string | number>(key: string, allowed: readonly T[], fallback?: T): T {
-    const value = this.take(key);
-    if (value === undefined && fallback !== undefined) return fallback;
-    if (value === undefined) throw new RecordError(`${this.label(key)} is missing`);
-    if (!(allowed as readonly unknown[]).includes(value)) {
-      throw new RecordError(`${this.label(key)} must be one of ${allowed.join(', ')}`);
-    }
-    return value as T;
-  }
-
-  /** One of the allowed values or null; must be present. */
-  nullableOneOf<T extends string>(key: string, allowed: readonly T[]): T | null {
-    const value = this.take(key);
-    if (value === null || value === undefined) return null;
-    if (!(allowed as readonly unknown[]).includes(value)) {
-      throw new RecordError(`${this.label(key)} must be null or one of ${allowed.join(', ')}`);
-    }
-    return value as T;
-  }
-
-  time(key: string): number {
-    return this.checkTime(key, this.required(key));
-  }
-
-  optionalTime(key: string): number | null {
-    const value = this.take(key);
-    return value === undefined || value === null ? null : this.checkTime(key, value);
-  }
-
-  private checkTime(key: string, value: unknown): number {
-    const ms = typeof value === 'string' ? parseIsoTime(value) : null;
-    if (ms === null) {
-      throw new RecordError(
-        `${this.label(key)} must be an ISO 8601 time with a zone, e.g. 2026-01-02T10:00:00.000Z`,
-      );
-    }
-    return ms;
-  }
-
-  /** A list of non-empty strings, each within `rule.max`. */
-  stringList(key: string, rule: StringRule): string[] {
-    const value = this.required(key);
-    if (!Array.isArray(value))
-      throw new RecordError(`${this.label(key)} must be a list of strings`);
-    return value.map((item) => this.checkString(key, item, rule));
-  }
-
-  /** Scopes as an array of names or one space/comma-separated string; at least one. */
-  scopes(key: string, allowed: readonly string[]): string[] {
-    const value = this.required(key);
-    const items =
-      typeof value === 'string'
-        ? value.split(/[\s,]+/).filter(Boolean)
-        : Array.isArray(value) && value.every((s) => typeof s === 'string')
-          ? (value as string[])
-          : null;
-    if (items === null) throw new RecordError(`${this.label(key)} must be a list of scope names`);
-    if (items.length === 0)
-      throw new RecordError(`${this.label(key)} must name at least one scope`);
-    const unknown = items.filter((s) => !allowed.includes(s));
-    if (unknown.length) {
-      throw new RecordError(
-        `${this.label(key)} has unknown scope ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
-      );
-    }
-    return [...new Set(items)];
-  }
-
-  nested<T>(key: string, parse: (f: RecordFields) => T): T {
-    const value = this.required(key);
-    if (!isPlainObject(value)) throw new RecordError(`${this.label(key)} must be an object`);
-    const inner = new RecordFields(value, this.kind, `${this.prefix}${key}.`);
-    inner.used.delete('kind');
-    const result = parse(inner);
-    inner.done();
-    return result;
-  }
-
-  /** A nested object, or null when the field is absent or null. */
-  optionalNested<T>(key: string, parse: (f: RecordFields) => T): T | null {
-    const value = this.take(key);
-    return value === undefined || value === null ? null : this.nested(key, parse);
-  }
-
-  list<T>(key: string, parse: (f: RecordFields) => T): T[] {
-    const value = this.required(key);
-    if (!Array.isArray(value)) throw new RecordError(`${this.label(key)} must be an array`);
-    return value.map((item, i) => {
-      const label = `${this.prefix}${key}[${i}]`;
-      if (!isPlainObject(item)) throw new RecordError(`"${label}" must be an object`);
-      const inner = new RecordFields(item, this.kind, `${label}.`);
-      inner.used.delete('kind');
-      const result = parse(inner);
-      inner.done();
-      return result;
-    });
-  }
-
-  /** Rejects fields this kind does not have. */
-  done(): void {
-    for (const key of Object.keys(this.obj)) {
-      if (!this.used.has(key)) {
-        throw new RecordError(`unknown field ${this.label(key)} for kind ${this.kind}`);
-      }
-    }
-  }
+/** A string of at most `max` characters (UTF-16 code units, as JavaScript counts). */
+export function Text(max: number, rule: TextRule = {}) {
+  return Type.String({
+    maxLength: max,
+    ...(rule.empty ? {} : { minLength: 1 }),
+    ...(rule.format ? { format: rule.format } : {}),
+    ...(rule.pattern ? { pattern: rule.pattern.source, problem: rule.problem } : {}),
+  });
 }
+
+/** An ISO 8601 time with a zone in the file, epoch milliseconds in memory and in the database. */
+export const Time = Type.Transform(Type.String({ format: 'pulsegate-time' }))
+  .Decode((text) => parseIsoTime(text)!)
+  .Encode((ms) => new Date(ms).toISOString());
+
+type Literals<T extends readonly TLiteralValue[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+/** A union of literals; typed by the element type when the list is not a tuple. */
+type OneOfSchema<T extends readonly TLiteralValue[]> = number extends T['length']
+  ? TUnsafe<T[number]>
+  : TUnion<Literals<T>>;
+
+/** One of a fixed list of values; messages list them. */
+export function OneOf<const T extends readonly TLiteralValue[]>(
+  values: T,
+  options: SchemaOptions = {},
+): OneOfSchema<T> {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { ...options, values },
+  ) as never;
+}
+
+/** The value or null. */
+export function Nullable<T extends TSchema>(schema: T): TUnion<[T, TNull]> {
+  return Type.Union([schema, Type.Null()]);
+}
+
+/** An optional field: absent or null both mean "not given". */
+export function Maybe<T extends TSchema>(schema: T) {
+  return Type.Optional(Nullable(schema));
+}
+
+/**
+ * A field that may be left out: stored as `fallback` then, a constant (JSON Schema's `default`)
+ * or computed from the rest of the record.
+ */
+export function Defaulted<T extends TSchema>(schema: T, fallback: Fallback | TLiteralValue) {
+  const extra = typeof fallback === 'function' ? { fallback } : { default: fallback };
+  return Type.Optional({ ...schema, ...extra } as T);
+}
+
+/** Booleans are stored as 0/1 on both dialects. */
+const FLAG: ColumnCodec = {
+  toColumn: (v) => (v ? 1 : 0),
+  fromColumn: (v) => v === 1,
+};
+
+/** true or false, `fallback` when absent. */
+export function Flag(fallback: boolean) {
+  return Defaulted(Type.Boolean({ column: FLAG }), fallback);
+}
+
+/** A list stored as one string, its items joined by `separator` (which no item contains). */
+export function joined(separator: string): ColumnCodec {
+  return {
+    toColumn: (v) => [...new Set(v as string[])].join(separator),
+    fromColumn: (v) => (v as string).split(separator).filter(Boolean),
+  };
+}
+
+/** A field of the file with no column of its own (see FILE_ONLY). */
+export function FileOnly<T extends TSchema>(schema: T): T {
+  return { ...schema, column: FILE_ONLY };
+}
+
+/** Scopes as a list of names or one space/comma-separated string; a list in memory. */
+export const Scopes = Type.Transform(
+  Type.Union([Type.String(), Type.Array(Type.String())], {
+    problem: 'must be a list of scope names',
+    column: joined(' '),
+  }),
+)
+  .Decode((value) => (typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : value))
+  .Encode((list) => list);

@@ -5,8 +5,8 @@
  * event's `issue_id`, on which the confidentiality check depends.
  */
 import type { ExistingKeys } from '../store/transfer.js';
-import { RecordError } from './record-fields.js';
-import type { DataRecord, EventRecord, NoteRecord } from './records.js';
+import { RecordError } from './record-errors.js';
+import { type DataRecord, type EventRecord, type NoteRecord, tokenDigest } from './record-kinds.js';
 
 interface Owned {
   projectId: number;
@@ -151,7 +151,7 @@ export class ReferenceLedger {
       }
       case 'snippet':
         this.fresh('snippet', this.snippets, r.id);
-        if (r.project_id !== null) this.project('project_id', r.project_id);
+        if (r.project_id != null) this.project('project_id', r.project_id);
         this.user('author_id', r.author_id);
         this.snippets.add(r.id);
         return null;
@@ -162,10 +162,10 @@ export class ReferenceLedger {
       case 'personal_access_token':
         this.fresh('personal access token', this.tokens, r.id);
         this.user('user_id', r.user_id);
-        if (this.tokenDigests.has(r.token_digest))
+        if (this.tokenDigests.has(tokenDigest(r)))
           throw new RecordError('this token (same digest) already exists');
         this.tokens.add(r.id);
-        this.tokenDigests.add(r.token_digest);
+        this.tokenDigests.add(tokenDigest(r));
         return null;
       case 'oauth_application':
         this.fresh('OAuth application', this.applications, r.id);
@@ -225,7 +225,7 @@ export class ReferenceLedger {
   /** Checks the target and returns the issue the event concerns, if any. */
   private eventTarget(r: EventRecord): number | null {
     const id = r.target_id;
-    if (id === null) return null;
+    if (id == null) return null;
     const what = `target ${r.target_type}`;
     switch (r.target_type) {
       case 'Issue':

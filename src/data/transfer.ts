@@ -1,5 +1,5 @@
 /** What import, export and seeding report while they run and when they are done. */
-import { RECORD_KINDS, type RecordKind } from './record-types.js';
+import { RECORD_KINDS, type RecordKind } from './record-kinds.js';
 
 export type KindCounts = Record<RecordKind, number>;
 

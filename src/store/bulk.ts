@@ -3,7 +3,7 @@
  * and reused with new parameters: compiling a 1,000-row insert for each of a million rows' batches
  * would cost more than running it.
  */
-import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Tables the import/export format covers, in dependency order (parents first). */
@@ -23,104 +23,16 @@ export const BULK_TABLES = [
 ] as const;
 export type BulkTable = (typeof BULK_TABLES)[number];
 
-/** The columns a bulk insert writes per table, in insert order. */
+/**
+ * The columns a bulk insert writes per table, in insert order. They come from the caller (the
+ * import format's definitions say which columns a record fills); columns left out take their
+ * defaults.
+ */
 export type BulkColumns = { [T in BulkTable]: readonly (keyof Database[T] & string)[] };
-
-/** Every column, in insert order; a row missing a column inserts null there. */
-export const COLUMNS: BulkColumns = {
-  users: [
-    'id',
-    'username',
-    'name',
-    'email',
-    'state',
-    'password_hash',
-    'admin',
-    'two_factor_enabled',
-    'otp_secret',
-    'otp_recovery_digests',
-    'private_profile',
-    'avatar_url',
-    'created_at',
-  ],
-  projects: [
-    'id',
-    'namespace',
-    'path',
-    'full_path',
-    'name',
-    'description',
-    'visibility',
-    'creator_id',
-    'created_at',
-  ],
-  project_members: ['project_id', 'user_id', 'access_level'],
-  milestones: ['id', 'project_id', 'iid', 'title', 'created_at'],
-  issues: ['id', 'project_id', 'iid', 'title', 'author_id', 'confidential', 'state', 'created_at'],
-  merge_requests: ['id', 'project_id', 'iid', 'title', 'author_id', 'state', 'created_at'],
-  snippets: ['id', 'project_id', 'title', 'author_id', 'visibility', 'created_at'],
-  notes: [
-    'id',
-    'project_id',
-    'author_id',
-    'body',
-    'noteable_type',
-    'noteable_id',
-    'system',
-    'attachment',
-    'created_at',
-    'updated_at',
-  ],
-  events: [
-    'id',
-    'project_id',
-    'author_id',
-    'action',
-    'target_type',
-    'target_id',
-    'issue_id',
-    'created_at',
-  ],
-  push_event_payloads: [
-    'event_id',
-    'action',
-    'ref_type',
-    'ref',
-    'commit_from',
-    'commit_to',
-    'commit_count',
-    'commit_title',
-    'commits',
-  ],
-  personal_access_tokens: [
-    'id',
-    'user_id',
-    'name',
-    'token_digest',
-    'scopes',
-    'expires_at',
-    'revoked',
-    'last_used_at',
-    'created_at',
-  ],
-  oauth_applications: [
-    'id',
-    'uid',
-    'secret_digest',
-    'name',
-    'redirect_uris',
-    'scopes',
-    'confidential',
-    'owner_id',
-    'created_at',
-  ],
-};
 
 /** Well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters per statement. */
 const MAX_PARAMS = 16_000;
 const MAX_ROWS = 1_000;
-
-export type BulkRow<T extends BulkTable> = Insertable<Database[T]>;
 
 /**
  * Buffers rows per table and writes them as multi-row inserts. When any buffer fills, every
@@ -141,9 +53,11 @@ export class BulkWriter {
     return Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / this.columns[table].length));
   }
 
-  /** Buffers a row; the caller flushes once `full` says a statement's worth is waiting. */
-  add<T extends BulkTable>(table: T, row: BulkRow<T>): void {
-    const values = this.columns[table].map((c) => (row as Record<string, unknown>)[c] ?? null);
+  /**
+   * Buffers a row, its values in the table's column order; the caller flushes once `full` says a
+   * statement's worth is waiting.
+   */
+  add(table: BulkTable, values: unknown[]): void {
     let buffer = this.buffers.get(table);
     if (!buffer) this.buffers.set(table, (buffer = []));
     buffer.push(values);
