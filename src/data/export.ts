@@ -17,7 +17,12 @@ export class ExportService {
     this.transfer = new TransferStore(store);
   }
 
-  async exportTo(out: Writable, options: TransferOptions = {}): Promise<TransferSummary> {
+  /** Writes every record to `out`; stops (rejecting) once `options.signal` aborts. */
+  async exportTo(
+    out: Writable,
+    options: TransferOptions & { signal?: AbortSignal } = {},
+  ): Promise<TransferSummary> {
+    const { signal } = options;
     const started = performance.now();
     const totals = await this.transfer.tableCounts();
     const totalRecords = Object.entries(totals)
@@ -26,10 +31,11 @@ export class ExportService {
     const counts = emptyCounts();
     let records = 0;
     for await (const page of exportRecords(this.transfer)) {
+      signal?.throwIfAborted();
       const text = page.map((r) => formatRecord(r) + '\n').join('');
       for (const r of page) counts[r.kind]++;
       records += page.length;
-      if (!out.write(text)) await once(out, 'drain');
+      if (!out.write(text)) await once(out, 'drain', signal ? { signal } : {});
       options.onProgress?.({ records, totalRecords });
     }
     return { counts, records, seconds: (performance.now() - started) / 1000 };

@@ -12,7 +12,7 @@ import type { BulkWriter } from '../store/bulk.js';
 import type { Store } from '../store/store.js';
 import { TransferStore } from '../store/transfer.js';
 import { pushValues } from './push-rows.js';
-import { RecordError } from './record-errors.js';
+import { DuplicateRecordError, RecordError } from './record-errors.js';
 import type { RowContext } from './record-fields.js';
 import { type DataRecord, KINDS } from './record-kinds.js';
 import { parseRecordLine } from './record-parser.js';
@@ -30,6 +30,23 @@ export const MAX_PROBLEMS = 20;
 export interface Problem {
   line: number;
   message: string;
+}
+
+/**
+ * Into a database that already holds data, a file of the same records clashes on every line:
+ * the clashes are said once, on the first one's line, instead of twenty times.
+ */
+function foldClashes(problems: Problem[], clashes: Set<Problem>): Problem[] {
+  if (clashes.size < 2) return problems;
+  const first = problems.find((p) => clashes.has(p))!;
+  const more = `${problems.length >= MAX_PROBLEMS ? 'at least ' : ''}${clashes.size - 1}`;
+  const folded = {
+    line: first.line,
+    message:
+      `${first.message}, and so do the records on ${more} more lines:` +
+      ' the database is not empty (import into an empty database)',
+  };
+  return problems.flatMap((p) => (p === first ? [folded] : clashes.has(p) ? [] : [p]));
 }
 
 export class ImportError extends Error {
@@ -131,11 +148,17 @@ export class ImportService {
     const started = performance.now();
     return this.transfer.importTransaction(async (tx) => {
       const ledger = new ReferenceLedger();
-      ledger.load(await tx.existingKeys());
-      for await (const ids of tx.eventIdPages()) ledger.loadEventIds(ids);
+      const existing = await tx.existingKeys();
+      ledger.load(existing);
+      let holdsData = Object.values(existing).some((rows) => rows.length > 0);
+      for await (const ids of tx.eventIdPages()) {
+        ledger.loadEventIds(ids);
+        holdsData ||= ids.length > 0;
+      }
       const writer = tx.writer(BULK_COLUMNS);
       const counts = emptyCounts();
       const problems: Problem[] = [];
+      const clashes = new Set<Problem>();
       let records = 0;
       const now = this.clock.now();
       for await (const batch of batches) {
@@ -149,7 +172,9 @@ export class ImportService {
             issueId = ledger.admit(record);
           } catch (error) {
             if (!(error instanceof RecordError)) throw error;
-            problems.push({ line: entry.line, message: error.message });
+            const problem = { line: entry.line, message: error.message };
+            problems.push(problem);
+            if (error instanceof DuplicateRecordError) clashes.add(problem);
             if (problems.length >= MAX_PROBLEMS) break;
             continue;
           }
@@ -169,7 +194,9 @@ export class ImportService {
         }
         if (problems.length >= MAX_PROBLEMS) break;
       }
-      if (problems.length > 0) throw new ImportError(problems);
+      if (problems.length > 0) {
+        throw new ImportError(holdsData ? foldClashes(problems, clashes) : problems);
+      }
       await writer.flush();
       await tx.resetSequences();
       options.onProgress?.({ records });

@@ -11,6 +11,9 @@ import { formatProblem } from './record-fields.js';
 /** A line that is not a valid record; the message names the field and what is wrong. */
 export class RecordError extends Error {}
 
+/** A record whose id or unique key is already taken (in the database or on an earlier line). */
+export class DuplicateRecordError extends RecordError {}
+
 /** The schema behind "X or null": X. */
 function unwrap(schema: TSchema): TSchema {
   const variants = schema.anyOf as TSchema[] | undefined;

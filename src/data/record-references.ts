@@ -5,7 +5,7 @@
  * event's `issue_id`, on which the confidentiality check depends.
  */
 import type { ExistingKeys } from '../store/transfer.js';
-import { RecordError } from './record-errors.js';
+import { DuplicateRecordError, RecordError } from './record-errors.js';
 import { type DataRecord, type EventRecord, type NoteRecord, tokenDigest } from './record-kinds.js';
 
 interface Owned {
@@ -92,7 +92,7 @@ export class ReferenceLedger {
   }
 
   private fresh(kind: string, known: { has(id: number): boolean }, id: number) {
-    if (known.has(id)) throw new RecordError(`${kind} ${id} already exists`);
+    if (known.has(id)) throw new DuplicateRecordError(`${kind} ${id} already exists`);
   }
 
   /**
@@ -104,9 +104,9 @@ export class ReferenceLedger {
       case 'user': {
         this.fresh('user', this.users, r.id);
         if (this.usernames.has(r.username.toLowerCase()))
-          throw new RecordError(`username "${r.username}" is already taken`);
+          throw new DuplicateRecordError(`username "${r.username}" is already taken`);
         if (this.emails.has(r.email.toLowerCase()))
-          throw new RecordError(`email "${r.email}" is already taken`);
+          throw new DuplicateRecordError(`email "${r.email}" is already taken`);
         this.addUser(r.id, r.username, r.email);
         return null;
       }
@@ -115,7 +115,7 @@ export class ReferenceLedger {
         this.user('creator_id', r.creator_id);
         const fullPath = `${r.namespace}/${r.path}`;
         if (this.fullPaths.has(fullPath.toLowerCase()))
-          throw new RecordError(`project path "${fullPath}" is already taken`);
+          throw new DuplicateRecordError(`project path "${fullPath}" is already taken`);
         this.addProject(r.id, fullPath);
         return null;
       }
@@ -124,7 +124,7 @@ export class ReferenceLedger {
         this.user('user_id', r.user_id);
         const key = `${r.project_id}:${r.user_id}`;
         if (this.members.has(key))
-          throw new RecordError(`user ${r.user_id} is already a member of project ${r.project_id}`);
+          throw new DuplicateRecordError(`user ${r.user_id} is already a member of project ${r.project_id}`);
         this.members.add(key);
         return null;
       }
@@ -144,7 +144,7 @@ export class ReferenceLedger {
         this.user('author_id', r.author_id);
         const key = `${r.project_id}:${r.iid}`;
         if (iids.has(key))
-          throw new RecordError(`iid ${r.iid} is already used in project ${r.project_id}`);
+          throw new DuplicateRecordError(`iid ${r.iid} is already used in project ${r.project_id}`);
         items.set(r.id, { projectId: r.project_id });
         iids.add(key);
         return null;
@@ -163,7 +163,7 @@ export class ReferenceLedger {
         this.fresh('personal access token', this.tokens, r.id);
         this.user('user_id', r.user_id);
         if (this.tokenDigests.has(tokenDigest(r)))
-          throw new RecordError('this token (same digest) already exists');
+          throw new DuplicateRecordError('this token (same digest) already exists');
         this.tokens.add(r.id);
         this.tokenDigests.add(tokenDigest(r));
         return null;
@@ -171,7 +171,7 @@ export class ReferenceLedger {
         this.fresh('OAuth application', this.applications, r.id);
         this.user('owner_id', r.owner_id);
         if (this.applicationUids.has(r.uid))
-          throw new RecordError(`an application with uid ${r.uid} already exists`);
+          throw new DuplicateRecordError(`an application with uid ${r.uid} already exists`);
         this.applications.add(r.id);
         this.applicationUids.add(r.uid);
         return null;

@@ -5,6 +5,7 @@
  */
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { isEmail, isUsername } from '../domain/account-names.js';
+import { validatePersonalToken } from '../domain/personal-tokens.js';
 import { hashPassword } from '../domain/secrets.js';
 import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
@@ -40,6 +41,24 @@ export interface IssuedToken {
   user: UserRow;
 }
 
+/** Checks a new user's fields (no database needed): the CLI asks before it opens one. */
+export function validateNewUser(input: NewUser): void {
+  const problems: string[] = [];
+  if (!isUsername(input.username)) problems.push('username has invalid characters');
+  if (!isEmail(input.email)) problems.push('email is not an e-mail address');
+  if (input.name.trim() === '') problems.push('name must not be empty');
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    problems.push(`password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)`);
+  }
+  if (problems.length) throw new ValidationError(problems);
+}
+
+/** Checks a new token's name, scopes and expiry (no database needed). */
+export function validateNewToken(input: NewToken, clock: Clock): void {
+  const result = validatePersonalToken(input, utcDay(clock.now()));
+  if ('problems' in result) throw new ValidationError(result.problems);
+}
+
 export class ProvisioningService {
   constructor(
     private readonly store: Store,
@@ -47,14 +66,7 @@ export class ProvisioningService {
   ) {}
 
   async createUser(input: NewUser): Promise<UserRow> {
-    const problems: string[] = [];
-    if (!isUsername(input.username)) problems.push('username has invalid characters');
-    if (!isEmail(input.email)) problems.push('email is not an e-mail address');
-    if (input.name.trim() === '') problems.push('name must not be empty');
-    if (input.password.length < MIN_PASSWORD_LENGTH) {
-      problems.push(`password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)`);
-    }
-    if (problems.length) throw new ValidationError(problems);
+    validateNewUser(input);
     if (await this.store.users.byUsername(input.username)) {
       throw new ValidationError(['username has already been taken']);
     }

@@ -1,5 +1,6 @@
 /** The store: one connection and the per-concept stores built on it. */
 import { sql } from 'kysely';
+import { explainConnectionError } from './connection-errors.js';
 import { ContentStore } from './content.js';
 import { type Connection, openDatabase } from './database.js';
 import { EventStore } from './events.js';
@@ -60,7 +61,13 @@ export class Store {
 }
 
 export async function openStore(url: string, options: { migrate?: boolean } = {}): Promise<Store> {
-  const store = new Store(await openDatabase(url));
+  let conn: Connection;
+  try {
+    conn = await openDatabase(url);
+  } catch (error) {
+    throw explainConnectionError(error, url) ?? error;
+  }
+  const store = new Store(conn);
   if (options.migrate !== false) await store.migrate();
   return store;
 }
