@@ -231,26 +231,25 @@ async function exportCommand(args: string[]): Promise<number> {
   if (!toStdout && existsSync(file)) throw new UsageError(`${file} already exists`);
   const out = toStdout ? process.stdout : createWriteStream(file, { flags: 'wx' });
   const progress = new ProgressReporter('export', progressMode(values.progress === true));
-  // `pulsegate export | head`: when the reader goes away, stop quietly; it has what it wanted.
-  const readerGone = new AbortController();
-  if (toStdout) {
-    out.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') readerGone.abort(error);
-    });
-  }
+  // A failed output stops the export. `pulsegate export | head` is the common case: the reader
+  // went away (EPIPE) because it has what it wanted, so the export stops quietly.
+  const outputFailed = new AbortController();
+  out.on('error', (error) => outputFailed.abort(error));
+  const readerGone = () => (outputFailed.signal.reason as { code?: unknown })?.code === 'EPIPE';
   let summary: TransferSummary;
   try {
     summary = await withStore(values, (store) =>
       new ExportService(store).exportTo(out, {
         onProgress: progress.update,
-        signal: readerGone.signal,
+        signal: outputFailed.signal,
       }),
     );
   } catch (error) {
-    if (readerGone.signal.aborted) return 0;
-    throw error;
+    if (readerGone()) return 0;
+    throw outputFailed.signal.aborted ? outputFailed.signal.reason : error;
   }
-  if (readerGone.signal.aborted) return 0;
+  if (readerGone()) return 0;
+  outputFailed.signal.throwIfAborted();
   if (!toStdout) {
     out.end();
     await finished(out);
