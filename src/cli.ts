@@ -4,10 +4,11 @@ import { parseArgs } from 'node:util';
 import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
+import { ImportError } from './data/import.js';
+import { NotEmptyError } from './data/seed.js';
 import { ValidationError } from './domain/errors.js';
 import { systemClock } from './services/clock.js';
-import { ImportError } from './services/import-export.js';
-import { NotEmptyError } from './services/seed.js';
+import { DatabaseUnavailableError } from './store/connection-errors.js';
 import { openStore } from './store/store.js';
 
 const USAGE = `Usage: pulsegate <command> [options]
@@ -114,7 +115,7 @@ main(process.argv.slice(2)).then(
       process.exitCode = 1;
       return;
     }
-    if (error instanceof NotEmptyError) {
+    if (error instanceof NotEmptyError || error instanceof DatabaseUnavailableError) {
       process.stderr.write(`pulsegate: ${error.message}\n`);
       process.exitCode = 1;
       return;

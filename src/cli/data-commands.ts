@@ -7,11 +7,17 @@ import { finished } from 'node:stream/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ConfigInput, loadConfig } from '../config.js';
 import { NotFoundError } from '../domain/errors.js';
+import { ExportService } from '../data/export.js';
+import { ImportService } from '../data/import.js';
+import { SeedService } from '../data/seed.js';
+import { estimateRecords } from '../data/synthetic-data.js';
+import type { TransferSummary } from '../data/transfer.js';
 import { systemClock } from '../services/clock.js';
-import { ExportService, ImportService } from '../services/import-export.js';
-import { ProvisioningService } from '../services/provisioning.js';
-import { SeedService } from '../services/seed.js';
-import { estimateRecords } from '../services/synthetic-data.js';
+import {
+  ProvisioningService,
+  validateNewToken,
+  validateNewUser,
+} from '../services/provisioning.js';
 import { type Store, openStore } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 
@@ -36,8 +42,33 @@ export const DATA_USAGE = `  users create --username U --email E --name N (--pas
                             stderr is not a terminal)
 `;
 
+/**
+ * `--events -5` → `--events=-5`: parseArgs takes a value that starts with a dash for an option of
+ * its own and refuses it with advice about `=`; joined, the value reaches our own check and its
+ * plain message.
+ */
+function joinDashedValues(args: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : '';
+    const next = args[i + 1];
+    if (options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${args[i]}=${next}`);
+      i++;
+    } else {
+      out.push(args[i]!);
+    }
+  }
+  return out;
+}
+
 function parse(args: string[], options: Options, positionals = 0) {
-  const parsed = parseArgs({ args, options: { ...DATABASE, ...options }, allowPositionals: true });
+  const all = { ...DATABASE, ...options };
+  const parsed = parseArgs({
+    args: joinDashedValues(args, all),
+    options: all,
+    allowPositionals: true,
+  });
   if (parsed.positionals.length > positionals) {
     throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   }
@@ -98,6 +129,8 @@ async function usersCreate(args: string[]): Promise<number> {
     password: values['password-stdin'] ? await readStdin() : required(values, 'password'),
     admin: values.admin === true,
   };
+  // Refused arguments leave no database file behind: check them before opening it.
+  validateNewUser(input);
   const user = await withStore(values, (store) =>
     new ProvisioningService(store, systemClock).createUser(input),
   );
@@ -120,6 +153,7 @@ async function tokensCreate(args: string[]): Promise<number> {
     scopes: required(values, 'scopes'),
     expiresAt: values['expires-at'] as string | undefined,
   };
+  validateNewToken(input, systemClock);
   const issued = await withStore(values, async (store) => {
     try {
       return await new ProvisioningService(store, systemClock).createToken(input);
@@ -146,22 +180,25 @@ async function seed(args: string[]): Promise<number> {
     progress: { type: 'boolean' },
   });
   const synthetic = ['events', 'users', 'projects', 'seed'].some((k) => values[k] !== undefined);
+  // Checked before the database is opened, so a refused command creates no file.
+  const options = synthetic
+    ? {
+        events: count(values, 'events', 10_000, 0),
+        users: count(values, 'users', 50, 1),
+        projects: count(values, 'projects', 10, 1),
+        seed: count(values, 'seed', 42, 0),
+      }
+    : null;
   const progress = new ProgressReporter('seed', progressMode(values.progress === true));
   const summary = await withStore(values, async (store) => {
     const service = new SeedService(store, systemClock);
-    if (!synthetic) {
+    if (!options) {
       const url = values['database-url'];
       const { externalUrl } = loadConfig({
         databaseUrl: typeof url === 'string' ? url : undefined,
       });
       return service.seedDemo({ onProgress: progress.update }, externalUrl);
     }
-    const options = {
-      events: count(values, 'events', 10_000, 0),
-      users: count(values, 'users', 50, 1),
-      projects: count(values, 'projects', 10, 1),
-      seed: count(values, 'seed', 42, 0),
-    };
     const totalRecords = estimateRecords(options);
     return service.seedSynthetic(options, {
       onProgress: (p) => progress.update({ ...p, totalRecords }),
@@ -194,9 +231,25 @@ async function exportCommand(args: string[]): Promise<number> {
   if (!toStdout && existsSync(file)) throw new UsageError(`${file} already exists`);
   const out = toStdout ? process.stdout : createWriteStream(file, { flags: 'wx' });
   const progress = new ProgressReporter('export', progressMode(values.progress === true));
-  const summary = await withStore(values, (store) =>
-    new ExportService(store).exportTo(out, { onProgress: progress.update }),
-  );
+  // A failed output stops the export. `pulsegate export | head` is the common case: the reader
+  // went away (EPIPE) because it has what it wanted, so the export stops quietly.
+  const outputFailed = new AbortController();
+  out.on('error', (error) => outputFailed.abort(error));
+  const readerGone = () => (outputFailed.signal.reason as { code?: unknown })?.code === 'EPIPE';
+  let summary: TransferSummary;
+  try {
+    summary = await withStore(values, (store) =>
+      new ExportService(store).exportTo(out, {
+        onProgress: progress.update,
+        signal: outputFailed.signal,
+      }),
+    );
+  } catch (error) {
+    if (readerGone()) return 0;
+    throw outputFailed.signal.aborted ? outputFailed.signal.reason : error;
+  }
+  if (readerGone()) return 0;
+  outputFailed.signal.throwIfAborted();
   if (!toStdout) {
     out.end();
     await finished(out);

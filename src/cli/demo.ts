@@ -5,9 +5,9 @@
  */
 import type { Config } from '../config.js';
 import type { Clock } from '../services/clock.js';
-import { DEMO_PASSWORD } from '../services/demo-catalog.js';
+import { DEMO_PASSWORD, DEMO_USERNAME } from '../data/demo-catalog.js';
+import { SeedService } from '../data/seed.js';
 import { ProvisioningService } from '../services/provisioning.js';
-import { SeedService } from '../services/seed.js';
 import type { Store } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 
@@ -27,7 +27,7 @@ export async function prepareDemo(
     progress.finish();
     if (summary) say(`${summaryLine('loaded demo data:', summary)}\n`);
   }
-  const issued = await new ProvisioningService(store, clock).demoToken();
+  const issued = await new ProvisioningService(store, clock).demoToken(DEMO_USERNAME);
   if (!issued) {
     lines.push('No active demo user "alice" in this database: no demo token was created.');
     return lines.join('\n') + '\n';

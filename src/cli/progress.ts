@@ -3,7 +3,7 @@
  * nothing when stderr is not a terminal unless `--progress` asks for plain lines (logs, tests).
  * The summary line is always printed.
  */
-import type { TransferProgress, TransferSummary } from '../services/import-export.js';
+import type { TransferProgress, TransferSummary } from '../data/transfer.js';
 
 export type ProgressMode = 'tty' | 'lines' | 'off';
 

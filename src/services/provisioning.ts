@@ -4,12 +4,12 @@
  * created here could have come from a file.
  */
 import { NotFoundError, ValidationError } from '../domain/errors.js';
-import { isEmail, isUsername } from '../domain/records.js';
+import { isEmail, isUsername } from '../domain/account-names.js';
+import { validatePersonalToken } from '../domain/personal-tokens.js';
 import { hashPassword } from '../domain/secrets.js';
 import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
-import { DEMO_USERNAME } from './demo-catalog.js';
 import { issuePersonalToken, utcDay } from './personal-tokens.js';
 
 export const DEMO_TOKEN_NAME = 'npm start demo token';
@@ -41,6 +41,24 @@ export interface IssuedToken {
   user: UserRow;
 }
 
+/** Checks a new user's fields (no database needed): the CLI asks before it opens one. */
+export function validateNewUser(input: NewUser): void {
+  const problems: string[] = [];
+  if (!isUsername(input.username)) problems.push('username has invalid characters');
+  if (!isEmail(input.email)) problems.push('email is not an e-mail address');
+  if (input.name.trim() === '') problems.push('name must not be empty');
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    problems.push(`password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)`);
+  }
+  if (problems.length) throw new ValidationError(problems);
+}
+
+/** Checks a new token's name, scopes and expiry (no database needed). */
+export function validateNewToken(input: NewToken, clock: Clock): void {
+  const result = validatePersonalToken(input, utcDay(clock.now()));
+  if ('problems' in result) throw new ValidationError(result.problems);
+}
+
 export class ProvisioningService {
   constructor(
     private readonly store: Store,
@@ -48,14 +66,7 @@ export class ProvisioningService {
   ) {}
 
   async createUser(input: NewUser): Promise<UserRow> {
-    const problems: string[] = [];
-    if (!isUsername(input.username)) problems.push('username has invalid characters');
-    if (!isEmail(input.email)) problems.push('email is not an e-mail address');
-    if (input.name.trim() === '') problems.push('name must not be empty');
-    if (input.password.length < MIN_PASSWORD_LENGTH) {
-      problems.push(`password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)`);
-    }
-    if (problems.length) throw new ValidationError(problems);
+    validateNewUser(input);
     if (await this.store.users.byUsername(input.username)) {
       throw new ValidationError(['username has already been taken']);
     }
@@ -82,8 +93,8 @@ export class ProvisioningService {
    * A fresh token for the demo user, valid for a week; null when the database has no such user
    * (it holds someone's own data, not the demo set).
    */
-  async demoToken(): Promise<IssuedToken | null> {
-    const user = await this.store.users.byUsername(DEMO_USERNAME);
+  async demoToken(username: string): Promise<IssuedToken | null> {
+    const user = await this.store.users.byUsername(username);
     if (!user || user.state !== 'active') return null;
     const expires = utcDay(this.clock.now() + DEMO_TOKEN_DAYS * DAY);
     const issued = await issuePersonalToken(this.store, this.clock, user.id, {

@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import { ApplicationStore } from './applications.js';
+import { explainConnectionError } from './connection-errors.js';
 import { ContentStore } from './content.js';
 import { type Connection, openDatabase } from './database.js';
 import { EventStore } from './events.js';
@@ -98,7 +99,13 @@ export class Store {
 }
 
 export async function openStore(url: string, options: { migrate?: boolean } = {}): Promise<Store> {
-  const store = new Store(await openDatabase(url));
+  let conn: Connection;
+  try {
+    conn = await openDatabase(url);
+  } catch (error) {
+    throw explainConnectionError(error, url) ?? error;
+  }
+  const store = new Store(conn);
   if (options.migrate !== false) await store.migrate();
   return store;
 }

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
-import { formatRecord } from '../../src/domain/record-format.js';
-import { ExportService } from '../../src/services/import-export.js';
-import { SeedService } from '../../src/services/seed.js';
-import { syntheticRecords } from '../../src/services/synthetic-data.js';
-import { maxIds } from '../../src/store/bulk.js';
+import { formatRecord } from '../../src/data/record-format.js';
+import { ExportService } from '../../src/data/export.js';
+import { SeedService } from '../../src/data/seed.js';
+import { syntheticRecords } from '../../src/data/synthetic-data.js';
+import { TransferStore } from '../../src/store/transfer.js';
 import { openStore } from '../../src/store/store.js';
 import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/server.js';
 import { BIN, ROOT } from './run.js';
@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
         const out = createWriteStream(file);
         const records = syntheticRecords(
           { events: 150_000, users: 20, projects: 5, seed: 7 },
-          await maxIds(store.db),
+          await new TransferStore(store).maxIds(),
         );
         let chunk = '';
         for (const record of records) {

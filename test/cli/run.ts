@@ -28,3 +28,26 @@ export function pulsegate(args: string[], input?: string): Promise<Run> {
     child.stdin.end(input ?? '');
   });
 }
+
+/**
+ * `pulsegate … | head -c <bytes>`: reads that much of standard output, then closes the pipe as
+ * head does, and waits for the process to end.
+ */
+export function pulsegateIntoHead(args: string[], bytes: number): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.length >= bytes) child.stdout.destroy();
+    });
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ACTIONS } from '../../src/domain/vocabulary.js';
-import { DEMO_PASSWORD } from '../../src/services/demo-catalog.js';
-import { SeedService, NotEmptyError } from '../../src/services/seed.js';
+import { DEMO_PASSWORD } from '../../src/data/demo-catalog.js';
+import { SeedService, NotEmptyError } from '../../src/data/seed.js';
 import { verifyPassword } from '../../src/domain/secrets.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { Fixtures } from '../helpers/fixtures.js';

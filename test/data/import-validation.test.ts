@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ImportError, ImportService } from '../../src/services/import-export.js';
+import { ImportError, ImportService } from '../../src/data/import.js';
 import { digest } from '../../src/domain/secrets.js';
 import { TARGET_CLASSES } from '../../src/domain/vocabulary.js';
 import { systemClock } from '../../src/services/clock.js';

@@ -1,43 +1,81 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatRecord } from '../../src/domain/record-format.js';
-import { RecordError, parseRecordLine } from '../../src/domain/records.js';
-import { ImportError, ImportService } from '../../src/services/import-export.js';
+import { formatRecord } from '../../src/data/record-format.js';
+import { RecordError } from '../../src/data/record-errors.js';
+import { parseRecordLine } from '../../src/data/record-parser.js';
+import { ImportError, ImportService, MAX_PROBLEMS } from '../../src/data/import.js';
 import { systemClock } from '../../src/services/clock.js';
 import { openStore } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/server.js';
 
 const KINDS = ['user', 'project', 'member', 'issue', 'event', 'note', 'personal_access_token'];
 
-/** Junk that looks a bit like records: right kinds, wrong or random fields. */
+/** One line of text: no line breaks, not blank (the importer skips blank lines). */
+const oneLine = (text: string) => text.replace(/[\r\n]/g, ' ');
+
+/**
+ * Lines that are not records, each invalid by construction (not by asking the parser): text that
+ * is not JSON, JSON that is not an object, an unknown kind, a known kind with a field no kind has,
+ * an event without its project and author.
+ */
 const junkLine = fc.oneof(
-  fc.string(),
-  fc.json(),
+  fc
+    .string()
+    .map(oneLine)
+    .filter((s) => {
+      try {
+        JSON.parse(s);
+        return false;
+      } catch {
+        return s.trim() !== '';
+      }
+    }),
+  fc
+    .jsonValue()
+    .filter((v) => v === null || typeof v !== 'object' || Array.isArray(v))
+    .map((v) => JSON.stringify(v)),
+  fc
+    .record({ kind: fc.string().filter((k) => !KINDS.includes(k)), id: fc.integer({ min: 1 }) })
+    .map((r) => JSON.stringify(r)),
   fc
     .record({
-      kind: fc.oneof(fc.constantFrom(...KINDS), fc.string()),
+      kind: fc.constantFrom(...KINDS),
       id: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)),
-      extra: fc.anything(),
+      extra: fc.jsonValue(),
     })
     .map((r) => JSON.stringify(r)),
-  fc.dictionary(fc.constantFrom('kind', 'id', 'push', 'created_at', 'action'), fc.jsonValue()).map((d) =>
-    JSON.stringify({ kind: 'event', ...d }),
-  ),
+  fc
+    .dictionary(fc.constantFrom('kind', 'id', 'push', 'created_at', 'action'), fc.jsonValue())
+    .map((d) => JSON.stringify({ ...d, kind: 'event' })),
+);
+
+/** A valid user that refers to nothing, so it imports on any line of an empty database. */
+const userLine = (n: number) =>
+  JSON.stringify({ kind: 'user', id: n, username: `user-${n}`, name: `User ${n}`, email: `user-${n}@example.com` });
+
+/** Junk and valid users, shuffled: which lines are junk is what the tests check. */
+const mixedFile = fc.array(fc.option(junkLine, { nil: null, freq: 2 }), { minLength: 1, maxLength: 12 }).map(
+  (slots) => slots.map((junk, i) => ({ junk: junk !== null, text: junk ?? userLine(i + 1) })),
 );
 
 describe('record parser (property)', () => {
-  it('rejects random junk with a RecordError, never another exception', () => {
+  it('rejects every junk line with a RecordError and parses the valid lines around it', () => {
     fc.assert(
-      fc.property(junkLine, (line) => {
-        try {
-          parseRecordLine(line);
-        } catch (error) {
-          assert.ok(error instanceof RecordError, `${String(error)} for ${line}`);
-          assert.ok(error.message.length > 0);
+      fc.property(mixedFile, (lines) => {
+        for (const { junk, text } of lines) {
+          if (!junk) {
+            assert.equal(parseRecordLine(text).kind, 'user', text);
+            continue;
+          }
+          assert.throws(
+            () => parseRecordLine(text),
+            (error: unknown) => error instanceof RecordError && error.message.length > 0,
+            `junk was accepted: ${text}`,
+          );
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     );
   });
 
@@ -82,23 +120,25 @@ describe('record parser (property)', () => {
     );
   });
 
-  it('an import of junk lines fails with line numbers and writes nothing', async () => {
+  it('an import of junk among valid lines fails naming exactly the junk lines, and writes nothing', async () => {
     const database = await createTestDatabase('sqlite');
     const store = await openStore(database.url);
     try {
       const importer = new ImportService(store, systemClock);
       await fc.assert(
-        fc.asyncProperty(fc.array(junkLine, { minLength: 1, maxLength: 8 }), async (lines) => {
-          const clean = lines.map((l) => l.replace(/[\r\n]/g, ' '));
-          if (clean.every((l) => l.trim() === '')) return;
-          await importer.importText(clean.join('\n')).then(
-            () => assert.fail('junk was accepted'),
+        fc.asyncProperty(mixedFile, async (lines) => {
+          const junk = lines.flatMap((l, i) => (l.junk ? [i + 1] : []));
+          const text = lines.map((l) => l.text).join('\n');
+          if (junk.length === 0) return;
+          await importer.importText(text).then(
+            () => assert.fail(`junk was accepted on lines ${junk.join(', ')}`),
             (error: unknown) => {
               if (!(error instanceof ImportError)) throw error;
-              for (const p of error.problems) {
-                assert.ok(p.line >= 1 && p.line <= clean.length);
-                assert.notEqual(clean[p.line - 1]!.trim(), '');
-              }
+              assert.deepEqual(
+                error.problems.map((p) => p.line),
+                junk.slice(0, MAX_PROBLEMS),
+              );
+              for (const p of error.problems) assert.match(error.message, new RegExp(`^line ${p.line}: .+$`, 'm'));
             },
           );
         }),

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PassThrough } from 'node:stream';
-import { ExportService } from '../../src/services/import-export.js';
-import { SeedService } from '../../src/services/seed.js';
+import { ExportService } from '../../src/data/export.js';
+import { SeedService } from '../../src/data/seed.js';
 import { systemClock } from '../../src/services/clock.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { DIALECTS, createTestDatabase } from '../helpers/server.js';

@@ -4,8 +4,9 @@
  * rule fails with a line number instead of a constraint error at commit time. It also derives an
  * event's `issue_id`, on which the confidentiality check depends.
  */
-import { RecordError } from './record-fields.js';
-import type { DataRecord, EventRecord, NoteRecord } from './records.js';
+import type { ExistingKeys } from '../store/transfer.js';
+import { DuplicateRecordError, RecordError } from './record-errors.js';
+import { type DataRecord, type EventRecord, type NoteRecord, tokenDigest } from './record-kinds.js';
 
 interface Owned {
   projectId: number;
@@ -14,20 +15,6 @@ interface Owned {
 interface NoteFacts extends Owned {
   /** The issue the note hangs on, or null for notes on other things. */
   issueId: number | null;
-}
-
-/** What already exists in the database (loaded once, inside the import's transaction). */
-export interface ExistingKeys {
-  users: { id: number; username: string; email: string }[];
-  projects: { id: number; full_path: string }[];
-  members: { project_id: number; user_id: number }[];
-  milestones: { id: number; project_id: number }[];
-  issues: { id: number; project_id: number; iid: number }[];
-  mergeRequests: { id: number; project_id: number; iid: number }[];
-  snippets: { id: number }[];
-  notes: { id: number; project_id: number; noteable_type: string; noteable_id: number }[];
-  tokens: { id: number; token_digest: string }[];
-  applications: { id: number; uid: string }[];
 }
 
 export class ReferenceLedger {
@@ -105,7 +92,7 @@ export class ReferenceLedger {
   }
 
   private fresh(kind: string, known: { has(id: number): boolean }, id: number) {
-    if (known.has(id)) throw new RecordError(`${kind} ${id} already exists`);
+    if (known.has(id)) throw new DuplicateRecordError(`${kind} ${id} already exists`);
   }
 
   /**
@@ -117,9 +104,9 @@ export class ReferenceLedger {
       case 'user': {
         this.fresh('user', this.users, r.id);
         if (this.usernames.has(r.username.toLowerCase()))
-          throw new RecordError(`username "${r.username}" is already taken`);
+          throw new DuplicateRecordError(`username "${r.username}" is already taken`);
         if (this.emails.has(r.email.toLowerCase()))
-          throw new RecordError(`email "${r.email}" is already taken`);
+          throw new DuplicateRecordError(`email "${r.email}" is already taken`);
         this.addUser(r.id, r.username, r.email);
         return null;
       }
@@ -128,7 +115,7 @@ export class ReferenceLedger {
         this.user('creator_id', r.creator_id);
         const fullPath = `${r.namespace}/${r.path}`;
         if (this.fullPaths.has(fullPath.toLowerCase()))
-          throw new RecordError(`project path "${fullPath}" is already taken`);
+          throw new DuplicateRecordError(`project path "${fullPath}" is already taken`);
         this.addProject(r.id, fullPath);
         return null;
       }
@@ -137,7 +124,7 @@ export class ReferenceLedger {
         this.user('user_id', r.user_id);
         const key = `${r.project_id}:${r.user_id}`;
         if (this.members.has(key))
-          throw new RecordError(`user ${r.user_id} is already a member of project ${r.project_id}`);
+          throw new DuplicateRecordError(`user ${r.user_id} is already a member of project ${r.project_id}`);
         this.members.add(key);
         return null;
       }
@@ -157,14 +144,14 @@ export class ReferenceLedger {
         this.user('author_id', r.author_id);
         const key = `${r.project_id}:${r.iid}`;
         if (iids.has(key))
-          throw new RecordError(`iid ${r.iid} is already used in project ${r.project_id}`);
+          throw new DuplicateRecordError(`iid ${r.iid} is already used in project ${r.project_id}`);
         items.set(r.id, { projectId: r.project_id });
         iids.add(key);
         return null;
       }
       case 'snippet':
         this.fresh('snippet', this.snippets, r.id);
-        if (r.project_id !== null) this.project('project_id', r.project_id);
+        if (r.project_id != null) this.project('project_id', r.project_id);
         this.user('author_id', r.author_id);
         this.snippets.add(r.id);
         return null;
@@ -175,16 +162,16 @@ export class ReferenceLedger {
       case 'personal_access_token':
         this.fresh('personal access token', this.tokens, r.id);
         this.user('user_id', r.user_id);
-        if (this.tokenDigests.has(r.token_digest))
-          throw new RecordError('this token (same digest) already exists');
+        if (this.tokenDigests.has(tokenDigest(r)))
+          throw new DuplicateRecordError('this token (same digest) already exists');
         this.tokens.add(r.id);
-        this.tokenDigests.add(r.token_digest);
+        this.tokenDigests.add(tokenDigest(r));
         return null;
       case 'oauth_application':
         this.fresh('OAuth application', this.applications, r.id);
         this.user('owner_id', r.owner_id);
         if (this.applicationUids.has(r.uid))
-          throw new RecordError(`an application with uid ${r.uid} already exists`);
+          throw new DuplicateRecordError(`an application with uid ${r.uid} already exists`);
         this.applications.add(r.id);
         this.applicationUids.add(r.uid);
         return null;
@@ -238,7 +225,7 @@ export class ReferenceLedger {
   /** Checks the target and returns the issue the event concerns, if any. */
   private eventTarget(r: EventRecord): number | null {
     const id = r.target_id;
-    if (id === null) return null;
+    if (id == null) return null;
     const what = `target ${r.target_type}`;
     switch (r.target_type) {
       case 'Issue':

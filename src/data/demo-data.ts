@@ -12,7 +12,7 @@ import type {
   MilestoneRecord,
   NoteRecord,
   SnippetRecord,
-} from '../domain/records.js';
+} from './record-kinds.js';
 import type { Action, TargetClass } from '../domain/vocabulary.js';
 import * as C from './demo-catalog.js';
 import { demoPush } from './demo-pushes.js';
@@ -233,7 +233,7 @@ class DemoBuilder {
   private activity(at: number) {
     const p = this.pickProject();
     const kind = this.rng.weighted(WEIGHTS);
-    const open = <T extends { state: string }>(items: T[]) =>
+    const open = <T extends { state?: string }>(items: T[]) =>
       items.filter((i) => i.state === 'opened');
     const dev = () => this.author(p, 30);
     const anyone = () => this.author(p, 10);

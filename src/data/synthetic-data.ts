@@ -4,7 +4,7 @@
  * are generated lazily, so a million events never sit in memory at once.
  */
 import type { PushCommit } from '../domain/push-payload.js';
-import type { DataRecord } from '../domain/records.js';
+import type { DataRecord } from './record-kinds.js';
 import { ACCESS_LEVEL_VALUES, type Action, VISIBILITIES } from '../domain/vocabulary.js';
 import { Prng } from './prng.js';
 

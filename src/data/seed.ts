@@ -3,13 +3,14 @@
  * through the importer, so seeded data obeys exactly the rules an imported file does.
  */
 import { hashPassword } from '../domain/secrets.js';
-import { isEmpty, maxIds } from '../store/bulk.js';
 import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import { TransferStore } from '../store/transfer.js';
+import type { Clock } from '../services/clock.js';
 import { DEMO_BASE_URL, DEMO_PASSWORD } from './demo-catalog.js';
 import { demoRecords } from './demo-data.js';
-import { ImportService, type TransferOptions, type TransferSummary } from './import-export.js';
+import { ImportService } from './import.js';
 import { type SyntheticOptions, syntheticRecords } from './synthetic-data.js';
+import type { TransferOptions, TransferSummary } from './transfer.js';
 
 export class NotEmptyError extends Error {
   constructor() {
@@ -19,16 +20,15 @@ export class NotEmptyError extends Error {
 
 export class SeedService {
   private readonly importer: ImportService;
+  private readonly transfer: TransferStore;
 
-  constructor(
-    private readonly store: Store,
-    clock: Clock,
-  ) {
+  constructor(store: Store, clock: Clock) {
     this.importer = new ImportService(store, clock);
+    this.transfer = new TransferStore(store);
   }
 
   isEmpty(): Promise<boolean> {
-    return isEmpty(this.store.db);
+    return this.transfer.isEmpty();
   }
 
   /** Loads the demo data set; refuses a database that already has users, projects or events. */
@@ -56,7 +56,7 @@ export class SeedService {
     synthetic: SyntheticOptions,
     options: TransferOptions = {},
   ): Promise<TransferSummary> {
-    const offsets = await maxIds(this.store.db);
+    const offsets = await this.transfer.maxIds();
     return this.importer.importRecords(syntheticRecords(synthetic, offsets), options);
   }
 }

@@ -1,0 +1,44 @@
+/**
+ * A database that cannot be reached, said the way an operator can act on: what failed, where, and
+ * what to check. Only the host, port and database name are named, never the password.
+ */
+import { parseDatabaseUrl } from './database.js';
+
+export class DatabaseUnavailableError extends Error {}
+
+/** PostgreSQL error codes and socket errors → what to tell the operator. */
+const EXPLANATIONS: Record<string, (where: string, database: string) => string> = {
+  ECONNREFUSED: (where) =>
+    `cannot connect to PostgreSQL at ${where}: connection refused. Is the server running there, and is --database-url (or DATABASE_URL) right?`,
+  ENOTFOUND: (where) =>
+    `cannot connect to PostgreSQL at ${where}: no such host. Check the host name in --database-url (or DATABASE_URL).`,
+  ETIMEDOUT: (where) =>
+    `cannot connect to PostgreSQL at ${where}: the connection timed out. Check the address and any firewall between.`,
+  '3D000': (where, database) =>
+    `PostgreSQL at ${where} has no database "${database}". Create it (createdb ${database}) or name another in --database-url (or DATABASE_URL).`,
+  '28P01': (where) =>
+    `PostgreSQL at ${where} refused the password. Check the user and password in --database-url (or DATABASE_URL).`,
+  '28000': (where) =>
+    `PostgreSQL at ${where} refused the connection for this user. Check the user in --database-url (or DATABASE_URL) and pg_hba.conf.`,
+};
+
+/** The operator's version of a failure to open `url`, or null when it is another kind of error. */
+export function explainConnectionError(
+  error: unknown,
+  url: string,
+): DatabaseUnavailableError | null {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  // node-postgres reports its own connection timeout (database.ts) without a code.
+  const timedOut = typeof message === 'string' && message.includes('due to connection timeout');
+  const explain = timedOut
+    ? EXPLANATIONS.ETIMEDOUT
+    : typeof code === 'string'
+      ? EXPLANATIONS[code]
+      : undefined;
+  if (!explain) return null;
+  const parsed = parseDatabaseUrl(url);
+  if (parsed.dialect !== 'postgres') return null;
+  const target = new URL(parsed.target);
+  const where = `${target.hostname || 'localhost'}:${target.port || '5432'}`;
+  return new DatabaseUnavailableError(explain(where, decodeURIComponent(target.pathname.slice(1))));
+}

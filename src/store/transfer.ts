@@ -1,0 +1,219 @@
+/**
+ * What import, export and seeding ask of the database: one transaction for a whole import (with the
+ * keys it must not collide with, a bulk writer and PostgreSQL sequence repair), keyset reads of
+ * whole tables for export, and a few counts. The data tooling (src/data/) sees only these methods,
+ * never Kysely.
+ */
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { BULK_TABLES, type BulkTable, type BulkColumns, BulkWriter, type IdTable } from './bulk.js';
+import type { Dialect } from './database.js';
+import type { Database, EventRow, PushPayloadRow } from './schema.js';
+import type { Store } from './store.js';
+
+/** What already exists in the database (loaded once, inside the import's transaction). */
+export interface ExistingKeys {
+  users: { id: number; username: string; email: string }[];
+  projects: { id: number; full_path: string }[];
+  members: { project_id: number; user_id: number }[];
+  milestones: { id: number; project_id: number }[];
+  issues: { id: number; project_id: number; iid: number }[];
+  mergeRequests: { id: number; project_id: number; iid: number }[];
+  snippets: { id: number }[];
+  notes: { id: number; project_id: number; noteable_type: string; noteable_id: number }[];
+  tokens: { id: number; token_digest: string }[];
+  applications: { id: number; uid: string }[];
+}
+
+/** The import's view of its one transaction. */
+export class ImportTransaction {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** A bulk writer inside this transaction, inserting `columns` of each table. */
+  writer(columns: BulkColumns): BulkWriter {
+    return new BulkWriter(this.db, columns);
+  }
+
+  /** Ids and unique keys an import must not collide with (everything but events). */
+  async existingKeys(): Promise<ExistingKeys> {
+    const db = this.db;
+    return {
+      users: await db.selectFrom('users').select(['id', 'username', 'email']).execute(),
+      projects: await db.selectFrom('projects').select(['id', 'full_path']).execute(),
+      members: await db.selectFrom('project_members').select(['project_id', 'user_id']).execute(),
+      milestones: await db.selectFrom('milestones').select(['id', 'project_id']).execute(),
+      issues: await db.selectFrom('issues').select(['id', 'project_id', 'iid']).execute(),
+      mergeRequests: await db
+        .selectFrom('merge_requests')
+        .select(['id', 'project_id', 'iid'])
+        .execute(),
+      snippets: await db.selectFrom('snippets').select(['id']).execute(),
+      notes: await db
+        .selectFrom('notes')
+        .select(['id', 'project_id', 'noteable_type', 'noteable_id'])
+        .execute(),
+      tokens: await db
+        .selectFrom('personal_access_tokens')
+        .select(['id', 'token_digest'])
+        .execute(),
+      applications: await db.selectFrom('oauth_applications').select(['id', 'uid']).execute(),
+    };
+  }
+
+  /** Existing event ids, a page at a time (there may be millions). */
+  async *eventIdPages(pageSize = 50_000): AsyncGenerator<number[]> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.db
+        .selectFrom('events')
+        .select('id')
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(pageSize)
+        .execute();
+      if (rows.length === 0) return;
+      yield rows.map((r) => r.id);
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /**
+   * After rows were inserted with explicit ids, PostgreSQL's serial sequences still point at 1:
+   * move each past the highest id so the next ordinary insert does not collide. SQLite needs
+   * nothing (INTEGER PRIMARY KEY takes max(rowid) + 1).
+   */
+  async resetSequences(): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    for (const table of ID_TABLES) {
+      await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
+        coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(this.db);
+    }
+  }
+}
+
+const ID_TABLES = BULK_TABLES.filter(
+  (t): t is IdTable => t !== 'project_members' && t !== 'push_event_payloads',
+);
+
+export class TransferStore {
+  constructor(private readonly store: Store) {}
+
+  private get db(): Kysely<Database> {
+    return this.store.db;
+  }
+
+  /** Runs a whole import in one transaction: everything is written, or nothing. */
+  importTransaction<T>(run: (tx: ImportTransaction) => Promise<T>): Promise<T> {
+    return this.db
+      .transaction()
+      .execute((trx) => run(new ImportTransaction(trx, this.store.dialect)));
+  }
+
+  /** After a bulk load: see Store.settle. */
+  settle(): Promise<void> {
+    return this.store.settle();
+  }
+
+  /** All rows of a table in id order, a page at a time (never the whole table in memory). */
+  async *rowsById<T extends IdTable>(
+    table: T,
+    pageSize = 2_000,
+  ): AsyncGenerator<Selectable<Database[T]>[]> {
+    let after: number | null = null;
+    for (;;) {
+      let query = this.db
+        .selectFrom(table as IdTable)
+        .selectAll()
+        .orderBy('id')
+        .limit(pageSize);
+      if (after !== null) query = query.where('id', '>', after);
+      const rows = (await query.execute()) as unknown as Selectable<Database[T]>[];
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < pageSize) return;
+      after = (rows[rows.length - 1] as { id: number }).id;
+    }
+  }
+
+  /** Project memberships in (project, user) order, a page at a time. */
+  async *memberRows(pageSize = 2_000) {
+    let after: { project_id: number; user_id: number } | null = null;
+    for (;;) {
+      let query = this.db
+        .selectFrom('project_members')
+        .selectAll()
+        .orderBy('project_id')
+        .orderBy('user_id')
+        .limit(pageSize);
+      if (after !== null) {
+        const a: { project_id: number; user_id: number } = after;
+        query = query.where((eb) =>
+          eb.or([
+            eb('project_id', '>', a.project_id),
+            eb.and([eb('project_id', '=', a.project_id), eb('user_id', '>', a.user_id)]),
+          ]),
+        );
+      }
+      const rows = await query.execute();
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1]!;
+    }
+  }
+
+  /** Events in id order with their push payloads, a page at a time. */
+  async *eventPages(
+    pageSize = 5_000,
+  ): AsyncGenerator<{ events: EventRow[]; pushes: Map<number, PushPayloadRow> }> {
+    for await (const events of this.rowsById('events', pageSize)) {
+      const first = events[0]!.id;
+      const last = events[events.length - 1]!.id;
+      const payloads = await this.db
+        .selectFrom('push_event_payloads')
+        .selectAll()
+        .where('event_id', '>=', first)
+        .where('event_id', '<=', last)
+        .execute();
+      yield { events, pushes: new Map(payloads.map((p) => [p.event_id, p])) };
+    }
+  }
+
+  /** Row counts of the exported tables (for progress and ETA). */
+  async tableCounts(): Promise<Record<BulkTable, number>> {
+    const out = {} as Record<BulkTable, number>;
+    for (const table of BULK_TABLES) {
+      const row = await this.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      out[table] = Number(row.n);
+    }
+    return out;
+  }
+
+  /** True when nothing a user would see exists yet (no users, projects or events). */
+  async isEmpty(): Promise<boolean> {
+    for (const table of ['users', 'projects', 'events'] as const) {
+      const row = await this.db.selectFrom(table).select('id').limit(1).executeTakeFirst();
+      if (row) return false;
+    }
+    return true;
+  }
+
+  /** The highest id per table (0 when empty): generators continue after it. */
+  async maxIds(): Promise<Record<IdTable, number>> {
+    const out = {} as Record<IdTable, number>;
+    for (const table of ID_TABLES) {
+      const row = await this.db
+        .selectFrom(table as IdTable)
+        .select((eb) => eb.fn.max('id').as('m'))
+        .executeTakeFirst();
+      out[table] = Number(row?.m ?? 0);
+    }
+    return out;
+  }
+}
