@@ -130,14 +130,12 @@ export class Gate {
       depth = queryDepth(document, operation);
       entry.depth.set(key, depth);
     }
-    const maxDepth = anonymous ? MAX_DEPTH.anonymous : MAX_DEPTH.authenticated;
-    if (depth > maxDepth) {
-      throw new RequestError(
-        'QUERY_TOO_DEEP',
-        400,
-        `Query has depth of ${depth}, which exceeds max depth of ${maxDepth}`,
-      );
-    }
+    refuseAbove(
+      'QUERY_TOO_DEEP',
+      'depth',
+      depth,
+      MAX_DEPTH[anonymous ? 'anonymous' : 'authenticated'],
+    );
 
     const cacheable = !operation.variableDefinitions?.length;
     let complexity = cacheable ? entry.complexity.get(key) : undefined;
@@ -146,14 +144,8 @@ export class Gate {
       complexity = this.complexity(document, operationName, variables ?? {});
       if (cacheable) entry.complexity.set(key, complexity);
     }
-    const maxComplexity = anonymous ? MAX_COMPLEXITY.anonymous : MAX_COMPLEXITY.authenticated;
-    if (complexity > maxComplexity) {
-      throw new RequestError(
-        'QUERY_TOO_COMPLEX',
-        400,
-        `Query has complexity of ${complexity}, which exceeds max complexity of ${maxComplexity}`,
-      );
-    }
+    const maxComplexity = MAX_COMPLEXITY[anonymous ? 'anonymous' : 'authenticated'];
+    refuseAbove('QUERY_TOO_COMPLEX', 'complexity', complexity, maxComplexity);
     const accept = request.headers.accept;
     return {
       source,
@@ -277,4 +269,20 @@ function readOperation(request: FastifyRequest): {
     variables: (variables ?? undefined) as Record<string, unknown> | undefined,
     operationName: name === null || name === '' ? undefined : name,
   };
+}
+
+/** A measured cost over its limit: 400 with the limit named, as GitLab words it. */
+function refuseAbove(
+  code: 'QUERY_TOO_DEEP' | 'QUERY_TOO_COMPLEX',
+  measure: 'depth' | 'complexity',
+  value: number,
+  limit: number,
+): void {
+  if (value > limit) {
+    throw new RequestError(
+      code,
+      400,
+      `Query has ${measure} of ${value}, which exceeds max ${measure} of ${limit}`,
+    );
+  }
 }

@@ -117,26 +117,20 @@ export interface ApplicationView {
  * Store rows are cached (store/row-cache) and keep their identity while unchanged, so their views
  * are remembered per row object: a page of events maps each user and project once.
  */
-const userViews = new WeakMap<UserRow, UserView>();
-const projectViews = new WeakMap<ProjectRow, ProjectView>();
-
-export function userView(row: UserRow): UserView {
-  let view = userViews.get(row);
-  if (!view) {
-    view = toUserView(row);
-    userViews.set(row, view);
-  }
-  return view;
+function remembered<Row extends object, View>(make: (row: Row) => View): (row: Row) => View {
+  const views = new WeakMap<Row, View>();
+  return (row) => {
+    let view = views.get(row);
+    if (!view) {
+      view = make(row);
+      views.set(row, view);
+    }
+    return view;
+  };
 }
 
-export function projectView(row: ProjectRow): ProjectView {
-  let view = projectViews.get(row);
-  if (!view) {
-    view = toProjectView(row);
-    projectViews.set(row, view);
-  }
-  return view;
-}
+export const userView = remembered(toUserView);
+export const projectView = remembered(toProjectView);
 
 function toUserView(row: UserRow): UserView {
   return {
