@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import * as core from './001_core.js';
 import * as oauth from './002_oauth.js';
 import * as throttle from './003_throttle.js';
+import * as oidc from './004_oidc.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -17,4 +18,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '001_core', up: core.up },
   { name: '002_oauth', up: oauth.up },
   { name: '003_throttle', up: throttle.up },
+  { name: '004_oidc', up: oidc.up },
 ];
