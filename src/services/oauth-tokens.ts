@@ -37,6 +37,8 @@ export interface MintOptions {
   withRefresh: boolean;
   grantId: number | null;
   familyId?: string;
+  /** When the user signed in (OpenID Connect `auth_time`), kept through refreshes. */
+  authTime?: number | null;
 }
 
 export interface Minted {
@@ -77,6 +79,7 @@ export class OAuthTokenService {
         expiresIn: ACCESS_TOKEN_TTL_S,
         grantId: options.grantId,
         familyId: options.familyId ?? randomSecret(16),
+        authTime: options.authTime ?? null,
       },
     };
   }
@@ -127,6 +130,7 @@ export class OAuthTokenService {
       withRefresh: true,
       grantId: row.grant_id,
       familyId: row.family_id,
+      authTime: row.auth_time,
     });
     const next = await this.oauth.rotate(row.id, now, minted.row);
     if (!next) {

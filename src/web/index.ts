@@ -8,6 +8,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
 import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
+import { deviceRoutes } from './device.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
 import { errorPage, sendHtml } from './html.js';
@@ -44,6 +45,7 @@ export function webPages(services: Services) {
     homeRoutes(app, services);
     signInRoutes(app, services);
     authorizeRoutes(app, services);
+    deviceRoutes(app, services);
     applicationRoutes(app, services);
     tokenRoutes(app, services);
     twoFactorRoutes(app, services);
