@@ -16,6 +16,7 @@ import {
   type RegisteredApp,
   apiUser,
   basic,
+  csrfOf,
   get,
   obtainTokens,
   post,
@@ -174,8 +175,25 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('an application cannot register another ID token algorithm', async () => {
+    it('an application chooses its ID token algorithm when registered (RS256 or ES256 only)', async () => {
       await assert.rejects(registerOidcApp(world, { alg: 'HS256' }), /ID token algorithm/);
+      const form = await browser.fetch('/profile/applications');
+      assert.match(form.text, /<option\s+value="ES256"/);
+      const created = await browser.fetch('/profile/applications', {
+        form: new URLSearchParams([
+          ['authenticity_token', csrfOf(form.text)],
+          ['name', 'Form EC App'],
+          ['redirect_uri', REDIRECT],
+          ['scopes', 'openid'],
+          ['confidential', '1'],
+          ['id_token_signed_response_alg', 'ES256'],
+        ]),
+      });
+      assert.equal(created.status, 201);
+      assert.match(created.text, /<dd id="id-token-alg">ES256<\/dd>/);
+      const uid = /id="application-id">([^<]+)</.exec(created.text)![1]!;
+      const row = await world.server.services.oauth.applications.byUid(uid);
+      assert.equal(row?.id_token_signed_response_alg, 'ES256');
     });
 
     it('scopes decide the claims, in the ID token and at userinfo', async () => {
