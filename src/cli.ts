@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
+import { KEYS_USAGE, runKeysCommand } from './cli/keys.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
 import { ImportError } from './data/import.js';
 import { NotEmptyError } from './data/seed.js';
@@ -17,7 +18,7 @@ Commands:
   serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
         [--no-page-cache]   Turn off whole-page/result caches (env PULSEGATE_PAGE_CACHE=false)
   migrate                   Apply database migrations
-${DATA_USAGE}
+${DATA_USAGE}${KEYS_USAGE}
 Common options:
   --database-url URL        sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…
   --port N                  Port to listen on (default 3000, env PORT)
@@ -25,6 +26,8 @@ Common options:
   --external-url URL        Base URL clients use (env PULSEGATE_EXTERNAL_URL)
   --log-level LEVEL         fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL)
   --graphql-engine NAME     mercurius|apollo (env PULSEGATE_GRAPHQL_ENGINE)
+  --key-encryption-key KEY  Seals the ID-token signing keys in the database
+                            (env PULSEGATE_KEY_ENCRYPTION_KEY; prefer the environment)
 `;
 
 const COMMON = {
@@ -35,6 +38,7 @@ const COMMON = {
   'log-level': { type: 'string' },
   'graphql-engine': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'key-encryption-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -48,6 +52,7 @@ function configInput(values: Record<string, unknown>): ConfigInput {
     logLevel: str('log-level'),
     graphqlEngine: str('graphql-engine'),
     rateLimit: str('rate-limit'),
+    keyEncryptionKey: str('key-encryption-key'),
   };
 }
 
@@ -96,6 +101,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'keys':
+      return runKeysCommand(rest);
     default: {
       const data = runDataCommand(command, rest);
       if (data) return data;

@@ -1,5 +1,6 @@
 /** Configuration from flags and environment, validated once at start. */
 import { resolve } from 'node:path';
+import { KEY_ENCRYPTION_KEY_MIN_LENGTH } from './domain/key-sealing.js';
 
 export type GraphqlEngine = 'mercurius' | 'apollo';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -26,6 +27,11 @@ export interface Config {
    * data_version is unchanged. Off measures the cold path; counts and row caches stay on.
    */
   pageCache: boolean;
+  /**
+   * Seals the ID-token signing keys in the database (AES-256-GCM); null stores them unsealed,
+   * protected only by the database itself.
+   */
+  keyEncryptionKey: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -44,6 +50,7 @@ export interface ConfigInput {
   passwordGrantWithoutClient?: string | boolean | undefined;
   passwordGrant?: string | boolean | undefined;
   pageCache?: string | boolean | undefined;
+  keyEncryptionKey?: string | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -80,6 +87,12 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
   const passwordGrant = flags.passwordGrant ?? env.PULSEGATE_PASSWORD_GRANT ?? 'true';
   const pageCache = flags.pageCache ?? env.PULSEGATE_PAGE_CACHE ?? 'true';
+  const keyEncryptionKey = flags.keyEncryptionKey ?? env.PULSEGATE_KEY_ENCRYPTION_KEY ?? null;
+  if (keyEncryptionKey !== null && keyEncryptionKey.length < KEY_ENCRYPTION_KEY_MIN_LENGTH) {
+    throw new ConfigError(
+      `key-encryption key must be at least ${KEY_ENCRYPTION_KEY_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
+    );
+  }
   return {
     host,
     port,
@@ -92,6 +105,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     passwordGrantWithoutClient: ropc === true || ropc === 'true' || ropc === '1',
     passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
     pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
+    keyEncryptionKey,
   };
 }
 

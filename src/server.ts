@@ -93,6 +93,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   const { config } = options;
   const store = options.store ?? (await openStore(config.databaseUrl));
   const services = createServices(config, store, options.clock);
+  // ID-token signing keys: generated on the first start (race-safe), checked on every start.
+  await services.oauth.signingKeys.ensure();
 
   const app = Fastify({
     logger: options.logger ?? {

@@ -1,6 +1,7 @@
 /**
  * A reference OAuth client for pulsegate, built on oauth4webapi: discovery, PKCE, state, the `iss`
- * check, code exchange, refresh, then the user's latest events from /api/v4/events.
+ * check, code exchange, refresh, then the user's latest events from /api/v4/events. A second
+ * button signs in through OpenID Connect (./oidc.ts, openid-client) and shows who signed in.
  *
  *   PULSEGATE_URL=http://127.0.0.1:3000 CLIENT_ID=… CLIENT_SECRET=… PORT=4000 \
  *     npx tsx examples/oauth-client/server.ts
@@ -12,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import * as oauth from 'oauth4webapi';
+import { type OidcLogin, oidcClient } from './oidc.js';
 
 export interface ExampleOptions {
   issuer: string;
@@ -26,6 +28,9 @@ interface Session {
   state?: string;
   accessToken?: string;
   refreshToken?: string;
+  /** OpenID Connect: the login in progress, then who signed in. */
+  oidc?: OidcLogin;
+  identity?: { claims: Record<string, unknown>; userInfo: Record<string, unknown> };
 }
 
 const escape = (value: unknown) =>
@@ -42,6 +47,19 @@ function page(res: ServerResponse, status: number, body: string): void {
 </head><body><h1>pulsegate example client</h1>${body}</body></html>`);
 }
 
+/** Who signed in, from the verified ID token and from userinfo. */
+function identitySection(identity: NonNullable<Session['identity']>): string {
+  const { claims, userInfo } = identity;
+  return `<h2>Signed in with OpenID Connect</h2>
+    <dl id="identity">
+      <dt>Subject</dt><dd id="sub">${escape(claims.sub)}</dd>
+      <dt>Name</dt><dd id="name">${escape(userInfo.name ?? '')}</dd>
+      <dt>E-mail</dt><dd id="email">${escape(userInfo.email ?? '')}</dd>
+      <dt>Signed in at</dt><dd>${escape(new Date(Number(claims.auth_time) * 1000).toISOString())}</dd>
+    </dl>
+    <details><summary>Userinfo</summary><pre id="userinfo">${escape(JSON.stringify(userInfo, null, 2))}</pre></details>`;
+}
+
 export async function startExampleClient(options: ExampleOptions) {
   const issuer = new URL(options.issuer);
   // Plain http is for loopback development only; oauth4webapi insists on an explicit opt-in.
@@ -52,6 +70,7 @@ export async function startExampleClient(options: ExampleOptions) {
   );
   const client: oauth.Client = { client_id: options.clientId };
   const auth = oauth.ClientSecretBasic(options.clientSecret);
+  const oidc = await oidcClient(issuer, options.clientId, options.clientSecret);
   const sessions = new Map<string, Session>();
   let redirectUri = '';
 
@@ -119,6 +138,21 @@ export async function startExampleClient(options: ExampleOptions) {
       res.writeHead(302, { location: target.href }).end();
       return;
     }
+    if (url.pathname === '/login-oidc') {
+      const { url: target, login } = await oidc.start(redirectUri);
+      session.oidc = login;
+      res.writeHead(302, { location: target.href }).end();
+      return;
+    }
+    if (url.pathname === '/callback' && session.oidc) {
+      const identity = await oidc.complete(url, session.oidc);
+      delete session.oidc;
+      session.identity = { claims: { ...identity.claims }, userInfo: identity.userInfo };
+      session.accessToken = identity.accessToken;
+      session.refreshToken = identity.refreshToken;
+      res.writeHead(303, { location: '/' }).end();
+      return;
+    }
     if (url.pathname === '/callback') {
       if (!session.verifier || !session.state)
         return page(res, 400, '<p>No sign-in in progress.</p>');
@@ -148,7 +182,12 @@ export async function startExampleClient(options: ExampleOptions) {
     }
     if (url.pathname !== '/') return page(res, 404, '<p>Not found.</p>');
     if (!session.accessToken) {
-      return page(res, 200, '<p><a id="sign-in" href="/login">Sign in with pulsegate</a></p>');
+      return page(
+        res,
+        200,
+        `<p><a id="sign-in" href="/login">Sign in with pulsegate</a> (OAuth 2.0)</p>
+         <p><a id="sign-in-oidc" href="/login-oidc">Sign in with pulsegate</a> (OpenID Connect)</p>`,
+      );
     }
     const me = (await (await apiWithRefresh(session, '/user')).json()) as { username: string };
     const events = (await (await apiWithRefresh(session, '/events?per_page=10')).json()) as Array<{
@@ -169,6 +208,7 @@ export async function startExampleClient(options: ExampleOptions) {
       200,
       `<p>Signed in as <strong id="username">${escape(me.username)}</strong>.
        <a href="/refresh">Refresh the token</a></p>
+       ${session.identity ? identitySection(session.identity) : ''}
        <h2>Your latest events</h2><ul id="events">${items || '<li>No events.</li>'}</ul>`,
     );
   };

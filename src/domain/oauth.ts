@@ -24,7 +24,13 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'access_denied'
   | 'unsupported_token_type'
-  | 'invalid_token';
+  | 'invalid_token'
+  // OpenID Connect Core §3.1.2.6 (prompt=none) and RFC 8628 §3.5 (device-code polling).
+  | 'login_required'
+  | 'consent_required'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 export const OAUTH_DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   invalid_request:
@@ -42,6 +48,11 @@ export const OAUTH_DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   unsupported_token_type:
     'The authorization server does not support the revocation of the presented token type.',
   invalid_token: 'The access token is invalid',
+  login_required: 'The user must sign in, which prompt=none does not allow.',
+  consent_required: 'The user has not granted this access, and prompt=none does not allow asking.',
+  authorization_pending: 'The user has not yet approved or denied this device.',
+  slow_down: 'Polling too fast: wait the interval, which is now 5 seconds longer.',
+  expired_token: 'The device code has expired. Start again.',
 };
 
 export function missingParameter(name: string): string {

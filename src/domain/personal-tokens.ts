@@ -1,5 +1,5 @@
 /** What makes a personal access token request valid, for the web page and the CLI alike. */
-import { parseScopeList, type Scope } from './scopes.js';
+import { OIDC_SCOPES, parseScopeList, type Scope } from './scopes.js';
 
 export const PAT_PREFIX = 'glpat-';
 const CALENDAR_DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -29,9 +29,13 @@ export function validatePersonalToken(
   const problems: string[] = [];
   const name = request.name.trim();
   if (name === '' || name.length > 255) problems.push('name must be 1 to 255 characters');
-  const { scopes, unknown } = parseScopeList(
+  const parsed = parseScopeList(
     typeof request.scopes === 'string' ? request.scopes : request.scopes.join(' '),
   );
+  // OpenID Connect scopes belong to OAuth applications; on a personal token they are unknown.
+  const oidc = (s: Scope) => (OIDC_SCOPES as readonly string[]).includes(s);
+  const scopes = parsed.scopes.filter((s) => !oidc(s));
+  const unknown = [...parsed.unknown, ...parsed.scopes.filter(oidc)];
   if (unknown.length > 0) problems.push(`scopes has unknown scope ${unknown.join(', ')}`);
   else if (scopes.length === 0) problems.push('scopes must name at least one scope');
   const expiry = (request.expiresAt ?? '').trim();

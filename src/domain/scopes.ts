@@ -4,7 +4,11 @@
  */
 import { InsufficientScopeError } from './errors.js';
 
-export const SCOPES = ['api', 'read_api', 'read_user'] as const;
+/** Scopes that reach the API (personal access tokens may only carry these). */
+export const API_SCOPES = ['api', 'read_api', 'read_user'] as const;
+/** OpenID Connect: identity only (ID token, userinfo), never the API. OAuth applications only. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const;
+export const SCOPES = [...API_SCOPES, ...OIDC_SCOPES] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {

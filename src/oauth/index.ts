@@ -1,16 +1,20 @@
 /**
- * The OAuth provider's JSON face: token, revocation, introspection, token info, metadata. The
- * authorization endpoint is an HTML page with a session and lives in web/.
+ * The OAuth provider's JSON face: token, revocation, introspection, token info, metadata, and
+ * OpenID Connect's keys and userinfo, and device authorization. The authorization endpoint and
+ * the device verification page are HTML pages with a session and live in web/.
  */
 import type { FastifyInstance } from 'fastify';
 import { OAuthError } from '../domain/oauth.js';
 import { type ClientReason, errorHandler } from '../http/errors.js';
 import type { Services } from '../services/container.js';
+import { deviceAuthorizationRoutes } from './device-authorization.js';
+import { jwksRoutes } from './jwks.js';
 import { metadataRoutes } from './metadata.js';
 import { sendOAuthError, sendOAuthJson } from './respond.js';
 import { revocationRoutes } from './revoke.js';
 import { tokenInfoRoutes } from './token-info.js';
 import { tokenRoutes } from './token.js';
+import { userInfoRoutes } from './userinfo.js';
 
 export function oauthEndpoints(services: Services) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -43,6 +47,9 @@ export function oauthEndpoints(services: Services) {
     revocationRoutes(app, services);
     tokenInfoRoutes(app, services);
     metadataRoutes(app, services);
+    jwksRoutes(app, services);
+    userInfoRoutes(app, services);
+    deviceAuthorizationRoutes(app, services);
   };
 }
 

@@ -1,13 +1,14 @@
 /**
- * Authorization-server metadata (RFC 8414), served at both well-known paths with one issuer: the
- * configured external URL, byte for byte — never derived from Host or X-Forwarded-* headers.
+ * Authorization-server metadata (RFC 8414) and OpenID Connect discovery, one document served at
+ * both well-known paths with one issuer: the configured external URL, byte for byte — never
+ * derived from Host or X-Forwarded-* headers.
  */
 import type { FastifyInstance } from 'fastify';
 import { PKCE_METHODS } from '../domain/pkce.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
-import { allowCors, sendPreflight } from './respond.js';
-import { sendJson } from '../http/json.js';
+import { openIdMetadata } from './discovery.js';
+import { sendPreflight, sendPublicJson } from './respond.js';
 
 export const METADATA_PATHS = [
   '/.well-known/oauth-authorization-server',
@@ -33,16 +34,15 @@ export function metadataDocument(services: Services): Record<string, unknown> {
     code_challenge_methods_supported: [...PKCE_METHODS],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${issuer}/users/sign_in`,
+    ...openIdMetadata(issuer),
   };
 }
 
 export function metadataRoutes(app: FastifyInstance, services: Services): void {
   for (const path of METADATA_PATHS) {
-    app.get(path, async (_request, reply) => {
-      allowCors(reply);
-      reply.header('cache-control', 'public, max-age=300');
-      return sendJson(reply, 200, metadataDocument(services));
-    });
+    app.get(path, async (_request, reply) =>
+      sendPublicJson(reply, metadataDocument(services), 300),
+    );
     app.options(path, async (_request, reply) => sendPreflight(reply, 'GET, OPTIONS'));
   }
 }

@@ -14,6 +14,16 @@ export function sendOAuthJson(reply: FastifyReply, status: number, body: unknown
     .send(Buffer.from(JSON.stringify(body), 'utf8'));
 }
 
+/** Public documents (metadata, keys): JSON that relying parties may cache for `maxAge` seconds. */
+export function sendPublicJson(reply: FastifyReply, body: unknown, maxAge: number): FastifyReply {
+  allowCors(reply);
+  return reply
+    .code(200)
+    .header('cache-control', `public, max-age=${maxAge}`)
+    .header('content-type', 'application/json')
+    .send(Buffer.from(JSON.stringify(body), 'utf8'));
+}
+
 /**
  * The one mapping of service errors to RFC 6749 JSON: `{error, error_description}`.
  * `WWW-Authenticate` only where RFC 6749 asks for it — a Basic failure — so client libraries

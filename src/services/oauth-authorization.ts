@@ -12,6 +12,7 @@ import {
   resolveScopes,
   splitScopes,
 } from '../domain/oauth.js';
+import { type PromptValue, parseOidcParams } from '../domain/oidc-prompt.js';
 import { isPkceMethod, isValidChallenge, isValidVerifier, verifyPkce } from '../domain/pkce.js';
 import { matchRedirectUri } from '../domain/redirect-uri.js';
 import type { Scope } from '../domain/scopes.js';
@@ -36,6 +37,10 @@ export interface AuthorizationRequest {
   state: string | undefined;
   codeChallenge: string | null;
   codeChallengeMethod: 'S256' | 'plain' | null;
+  /** OpenID Connect (OIDC Core §3.1.2.1). */
+  nonce: string | null;
+  prompt: PromptValue[];
+  maxAge: number | null;
 }
 
 /**
@@ -62,6 +67,9 @@ const AUTHORIZE_PARAMS: readonly string[] = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'nonce',
+  'prompt',
+  'max_age',
 ];
 
 export const PKCE_METHOD_MESSAGE = 'The code_challenge_method must be one of plain, S256.';
@@ -127,6 +135,8 @@ export class AuthorizationService {
     } else if (app.confidential === 0) {
       return redirect('invalid_request', PKCE_REQUIRED_MESSAGE);
     }
+    const oidc = parseOidcParams(params);
+    if ('problem' in oidc) return redirect('invalid_request', oidc.problem);
     return {
       kind: 'ok',
       request: {
@@ -137,6 +147,7 @@ export class AuthorizationService {
         codeChallenge: challenge ?? null,
         codeChallengeMethod:
           challenge !== undefined && method !== undefined && isPkceMethod(method) ? method : null,
+        ...oidc.ok,
       },
     };
   }
@@ -150,11 +161,19 @@ export class AuthorizationService {
       request.state ?? null,
       request.codeChallenge,
       request.codeChallengeMethod,
+      request.nonce,
     ]);
   }
 
-  /** 256 random bits, single use, ten minutes, bound to client, redirect URI and challenge. */
-  async issueCode(userId: number, request: AuthorizationRequest): Promise<string> {
+  /**
+   * 256 random bits, single use, ten minutes, bound to client, redirect URI and challenge; the
+   * nonce and the sign-in time wait in the grant for the ID token.
+   */
+  async issueCode(
+    userId: number,
+    request: AuthorizationRequest,
+    authTime: number | null = null,
+  ): Promise<string> {
     const code = randomSecret(32);
     await this.oauth.createGrant({
       codeDigest: digest(code),
@@ -166,6 +185,8 @@ export class AuthorizationService {
       codeChallengeMethod: request.codeChallengeMethod,
       createdAt: this.clock.now(),
       expiresIn: AUTHORIZATION_CODE_TTL_S,
+      nonce: request.nonce,
+      authTime,
     });
     return code;
   }
@@ -219,6 +240,7 @@ export class AuthorizationService {
       scopes: splitScopes(grant.scopes),
       withRefresh: true,
       grantId: grant.id,
+      authTime: grant.auth_time,
     });
     const issued = await this.oauth.consumeGrantAndIssue(grant.id, now, minted.row);
     if (!issued) {

@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../domain/errors.js';
 import { CLIENT_SECRET_PREFIX, OAuthError } from '../domain/oauth.js';
+import { ID_TOKEN_ALGS, isIdTokenAlg } from '../domain/oidc.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
 import { type Scope, SCOPES, isScope } from '../domain/scopes.js';
 import { digest, randomSecret, secretsEqual } from '../domain/secrets.js';
@@ -27,6 +28,8 @@ export interface ApplicationInput {
   redirectUris: string;
   scopes: readonly string[];
   confidential: boolean;
+  /** `RS256` (default) or `ES256`: how the application's ID tokens are signed. */
+  idTokenSignedResponseAlg?: string | undefined;
 }
 
 export class ApplicationService {
@@ -70,6 +73,10 @@ export class ApplicationService {
     if (scopes.length === 0 || scopes.length !== input.scopes.length) {
       problems.push(`Scopes must be chosen from ${SCOPES.join(', ')}`);
     }
+    const alg = input.idTokenSignedResponseAlg;
+    if (alg !== undefined && !isIdTokenAlg(alg)) {
+      problems.push(`ID token algorithm must be one of ${ID_TOKEN_ALGS.join(', ')}`);
+    }
     if (problems.length > 0) throw new ValidationError(problems);
     const secret = newClientSecret();
     const app = await this.apps.create({
@@ -81,6 +88,7 @@ export class ApplicationService {
       confidential: input.confidential,
       ownerId,
       createdAt: this.clock.now(),
+      idTokenSignedResponseAlg: alg ?? null,
     });
     return { app: applicationView(app), secret };
   }

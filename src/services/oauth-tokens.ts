@@ -38,6 +38,8 @@ export interface MintOptions {
   withRefresh: boolean;
   grantId: number | null;
   familyId?: string;
+  /** When the user signed in (OpenID Connect `auth_time`), kept through refreshes. */
+  authTime?: number | null;
 }
 
 export interface Minted {
@@ -78,6 +80,7 @@ export class OAuthTokenService {
         expiresIn: ACCESS_TOKEN_TTL_S,
         grantId: options.grantId,
         familyId: options.familyId ?? randomSecret(16),
+        authTime: options.authTime ?? null,
       },
     };
   }
@@ -128,6 +131,7 @@ export class OAuthTokenService {
       withRefresh: true,
       grantId: row.grant_id,
       familyId: row.family_id,
+      authTime: row.auth_time,
     });
     const next = await this.oauth.rotate(row.id, now, minted.row);
     if (!next) {

@@ -1,23 +1,36 @@
 /**
  * The OAuth provider and web identity services, wired together once per server, and the token
- * endpoint's dispatch over grant types (authorization_code, password, refresh_token).
+ * endpoint's dispatch over grant types (authorization_code, password, refresh_token, device_code),
+ * with OpenID Connect ID tokens added where the scope has `openid`.
  */
 import type { Config } from '../config.js';
+import { DEVICE_CODE_GRANT } from '../domain/device-codes.js';
+import { keyEncryptionKey } from '../domain/key-sealing.js';
 import { OAuthError, missingParameter, resolveScopes } from '../domain/oauth.js';
 import { type Scope, SCOPES } from '../domain/scopes.js';
 import type { OAuthApplicationRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { AccountService } from './accounts.js';
 import type { Clock } from './clock.js';
+import { ConsentService } from './consent.js';
 import type { CredentialService } from './credentials.js';
+import { DeviceAuthorizationService } from './device-authorization.js';
+import { IdTokenService, type OidcTokenResponse } from './id-tokens.js';
+import { IdentityService } from './identity.js';
 import { AuthorizationService } from './oauth-authorization.js';
 import { ApplicationService, type ClientCredentials, applicationScopes } from './oauth-clients.js';
-import { OAuthTokenService, type TokenResponse } from './oauth-tokens.js';
+import { OAuthTokenService } from './oauth-tokens.js';
 import { SessionService } from './sessions.js';
+import { SigningKeyService } from './signing-keys.js';
 import { ThrottleService } from './throttle.js';
 import { TwoFactorService } from './two-factor.js';
 
-export const GRANT_TYPES = ['authorization_code', 'password', 'refresh_token'] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'password',
+  'refresh_token',
+  DEVICE_CODE_GRANT,
+] as const;
 
 /** What the password grant grants when no scope is asked for (GitLab's default scope). */
 const PASSWORD_GRANT_DEFAULT: readonly Scope[] = ['api'];
@@ -29,7 +42,7 @@ export interface TokenRequest {
 }
 
 export interface TokenResult {
-  response: TokenResponse;
+  response: OidcTokenResponse;
   /** Set for password grants, which are audit-logged (RFC 9700 §2.4 deviation, D1). */
   passwordGrant?: { userId: number; clientId: string | null };
 }
@@ -41,6 +54,8 @@ export class OAuthProvider {
     readonly authorization: AuthorizationService,
     readonly tokens: OAuthTokenService,
     readonly accounts: AccountService,
+    readonly device: DeviceAuthorizationService,
+    readonly idTokens: IdTokenService,
   ) {}
 
   get passwordGrantEnabled(): boolean {
@@ -60,7 +75,13 @@ export class OAuthProvider {
     switch (grantType) {
       case 'authorization_code': {
         const app = await this.requireClient(client, address);
-        return { response: await this.authorization.exchange(app, params) };
+        const response = await this.authorization.exchange(app, params);
+        return { response: await this.idTokens.attach(app, response, { withNonce: true }) };
+      }
+      case DEVICE_CODE_GRANT: {
+        const app = await this.requireClient(client, address);
+        const response = await this.device.exchange(app, params.device_code);
+        return { response: await this.idTokens.attach(app, response, { withNonce: false }) };
       }
       case 'refresh_token': {
         const refreshToken = params.refresh_token;
@@ -73,7 +94,8 @@ export class OAuthProvider {
         const response = await this.tokens.refresh(app, refreshToken, params.scope, (id) =>
           this.authorization.grantScopes(id),
         );
-        return { response };
+        // OIDC Core §12.2: a refresh may carry a new ID token (same sub, auth_time; no nonce).
+        return { response: await this.idTokens.attach(app, response, { withNonce: false }) };
       }
       case 'password':
         if (this.passwordGrantEnabled) return this.passwordGrant(params, client, address);
@@ -108,7 +130,7 @@ export class OAuthProvider {
     return { response, passwordGrant: { userId: user.id, clientId: app?.uid ?? null } };
   }
 
-  private async requireClient(
+  async requireClient(
     client: ClientCredentials | null,
     address: string,
   ): Promise<OAuthApplicationRow> {
@@ -126,6 +148,10 @@ export interface OAuthServices {
   sessions: SessionService;
   twoFactor: TwoFactorService;
   throttle: ThrottleService;
+  signingKeys: SigningKeyService;
+  identity: IdentityService;
+  device: DeviceAuthorizationService;
+  consent: ConsentService;
 }
 
 /** Builds the identity services and plugs OAuth access tokens into the API's credentials. */
@@ -142,8 +168,31 @@ export function createOAuthServices(
   const twoFactor = new TwoFactorService(store, clock);
   const accounts = new AccountService(store, clock, throttle, twoFactor);
   credentials.addResolver(tokens.resolver(() => store.dataVersion()));
+  // Read when used: tests learn the external URL only once the server listens.
+  const issuer = () => config.externalUrl;
+  const kek = config.keyEncryptionKey === null ? null : keyEncryptionKey(config.keyEncryptionKey);
+  const signingKeys = new SigningKeyService(store.signingKeys, clock, kek);
+  const identity = new IdentityService(store, store.identity, store.oauth, clock, issuer);
+  const idTokens = new IdTokenService(signingKeys, identity, store.oauth, clock, issuer);
+  const device = new DeviceAuthorizationService(
+    store.deviceGrants,
+    store.oauth,
+    applications,
+    tokens,
+    throttle,
+    clock,
+    issuer,
+  );
   return {
-    provider: new OAuthProvider(config, applications, authorization, tokens, accounts),
+    provider: new OAuthProvider(
+      config,
+      applications,
+      authorization,
+      tokens,
+      accounts,
+      device,
+      idTokens,
+    ),
     applications,
     authorization,
     tokens,
@@ -151,5 +200,9 @@ export function createOAuthServices(
     sessions: new SessionService(store.sessions, store.secrets, clock),
     twoFactor,
     throttle,
+    signingKeys,
+    identity,
+    device,
+    consent: new ConsentService(store.identity, clock),
   };
 }

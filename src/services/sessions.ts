@@ -34,10 +34,18 @@ export interface ActiveSession extends SessionKey {
   pendingUserId: number | null;
   /** The stored row's id (never shown; the cookie carries `id`). */
   rowId: number;
+  /** When this session was signed in (or the second factor began): OIDC's `auth_time`. */
+  signedInAt: number;
 }
 
 function activeSession(id: string, row: WebSessionRow): ActiveSession {
-  return { id, userId: row.user_id, pendingUserId: row.pending_user_id, rowId: row.id };
+  return {
+    id,
+    userId: row.user_id,
+    pendingUserId: row.pending_user_id,
+    rowId: row.id,
+    signedInAt: row.created_at,
+  };
 }
 
 export class SessionService {

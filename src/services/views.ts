@@ -3,6 +3,7 @@
  * conventions (0/1 flags, snake_case, secrets such as password and OTP digests); views carry
  * booleans, camelCase and nothing secret, so a face can present them without knowing the schema.
  */
+import { DEFAULT_ID_TOKEN_ALG } from '../domain/oidc.js';
 import type { Visibility } from '../domain/vocabulary.js';
 import type {
   IssueRow,
@@ -110,6 +111,8 @@ export interface ApplicationView {
   scopes: string[];
   confidential: boolean;
   ownerId: number;
+  /** How its ID tokens are signed (RS256 unless it registered ES256). */
+  idTokenAlg: string;
   createdAt: number;
 }
 
@@ -241,6 +244,7 @@ export function applicationView(row: OAuthApplicationRow): ApplicationView {
     scopes: row.scopes.split(' ').filter(Boolean),
     confidential: row.confidential === 1,
     ownerId: row.owner_id,
+    idTokenAlg: row.id_token_signed_response_alg ?? DEFAULT_ID_TOKEN_ALG,
     createdAt: row.created_at,
   };
 }

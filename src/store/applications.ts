@@ -11,6 +11,7 @@ export interface NewApplication {
   confidential: boolean;
   ownerId: number;
   createdAt: number;
+  idTokenSignedResponseAlg?: string | null;
 }
 
 export class ApplicationStore {
@@ -53,6 +54,7 @@ export class ApplicationStore {
         confidential: app.confidential ? 1 : 0,
         owner_id: app.ownerId,
         created_at: app.createdAt,
+        id_token_signed_response_alg: app.idTokenSignedResponseAlg ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

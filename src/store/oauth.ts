@@ -16,6 +16,8 @@ export interface NewGrant {
   codeChallengeMethod: string | null;
   createdAt: number;
   expiresIn: number;
+  nonce?: string | null;
+  authTime?: number | null;
 }
 
 export interface NewToken {
@@ -28,6 +30,7 @@ export interface NewToken {
   expiresIn: number;
   grantId: number | null;
   familyId: string;
+  authTime?: number | null;
 }
 
 /** A token row with its owner, read in one indexed query on the API's hot path. */
@@ -52,6 +55,8 @@ export class OAuthStore {
         code_challenge_method: grant.codeChallengeMethod,
         created_at: grant.createdAt,
         expires_in: grant.expiresIn,
+        nonce: grant.nonce ?? null,
+        auth_time: grant.authTime ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -199,7 +204,10 @@ export class OAuthStore {
   }
 }
 
-function insertToken(db: Kysely<Database>, token: NewToken): Promise<Selectable<OAuthTokenRow>> {
+export function insertToken(
+  db: Kysely<Database>,
+  token: NewToken,
+): Promise<Selectable<OAuthTokenRow>> {
   return db
     .insertInto('oauth_access_tokens')
     .values({
@@ -212,6 +220,7 @@ function insertToken(db: Kysely<Database>, token: NewToken): Promise<Selectable<
       expires_in: token.expiresIn,
       grant_id: token.grantId,
       family_id: token.familyId,
+      auth_time: token.authTime ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

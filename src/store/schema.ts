@@ -155,6 +155,8 @@ export interface OAuthApplicationsTable {
   confidential: Flag;
   owner_id: number;
   created_at: EpochMs;
+  /** `RS256` (the default, when null) or `ES256`: how this client's ID tokens are signed. */
+  id_token_signed_response_alg: string | null;
 }
 
 export interface OAuthAccessGrantsTable {
@@ -172,6 +174,10 @@ export interface OAuthAccessGrantsTable {
   /** Set once, atomically, by the one exchange that wins. */
   consumed_at: EpochMs | null;
   revoked_at: EpochMs | null;
+  /** OpenID Connect: the request's nonce, echoed in the ID token. */
+  nonce: string | null;
+  /** When the user signed in (the ID token's `auth_time`). */
+  auth_time: EpochMs | null;
 }
 
 export interface OAuthAccessTokensTable {
@@ -190,6 +196,46 @@ export interface OAuthAccessTokensTable {
   grant_id: number | null;
   /** Shared by a token and every token refreshed from it (revoked together on refresh replay). */
   family_id: string;
+  /** When the user signed in for this family (carried through refreshes for `auth_time`). */
+  auth_time: EpochMs | null;
+}
+
+export interface OAuthSigningKeysTable {
+  id: Generated<number>;
+  /** RFC 7638 thumbprint of the public key. */
+  kid: string;
+  alg: string;
+  /** 1 for the first key of an algorithm, +1 per rotation; unique per algorithm. */
+  generation: number;
+  /** The public key as a JWK (JSON). */
+  public_jwk: string;
+  /** PKCS#8, sealed with the key-encryption key when one is configured (see domain/key-sealing). */
+  private_key: string;
+  created_at: EpochMs;
+}
+
+export interface OAuthDeviceGrantsTable {
+  id: Generated<number>;
+  device_code_digest: string;
+  /** Digest of the normalized user code (upper case, no dash). */
+  user_code_digest: string;
+  application_id: number;
+  scopes: string;
+  created_at: EpochMs;
+  /** Seconds. */
+  expires_in: number;
+  /** Seconds the client must wait between polls; grows by 5 on every slow_down. */
+  poll_interval: number;
+  last_polled_at: EpochMs | null;
+  /** `pending`, `approved` or `denied`. */
+  status: string;
+  user_id: number | null;
+  auth_time: EpochMs | null;
+  decided_at: EpochMs | null;
+  /** Set once, atomically, when the tokens are issued. */
+  consumed_at: EpochMs | null;
+  /** The family of the tokens issued (revoked if the device code is presented again). */
+  family_id: string | null;
 }
 
 export interface WebSessionsTable {
@@ -250,6 +296,8 @@ export interface Database {
   oauth_applications: OAuthApplicationsTable;
   oauth_access_grants: OAuthAccessGrantsTable;
   oauth_access_tokens: OAuthAccessTokensTable;
+  oauth_signing_keys: OAuthSigningKeysTable;
+  oauth_device_grants: OAuthDeviceGrantsTable;
   web_sessions: WebSessionsTable;
   server_secrets: ServerSecretsTable;
 }
@@ -268,4 +316,6 @@ export type NewEvent = Insertable<EventsTable>;
 export type OAuthApplicationRow = Selectable<OAuthApplicationsTable>;
 export type OAuthGrantRow = Selectable<OAuthAccessGrantsTable>;
 export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>;
+export type OAuthSigningKeyRow = Selectable<OAuthSigningKeysTable>;
+export type OAuthDeviceGrantRow = Selectable<OAuthDeviceGrantsTable>;
 export type WebSessionRow = Selectable<WebSessionsTable>;

@@ -10,9 +10,12 @@ import { type Connection, openDatabase } from './database.js';
 import { EventStore } from './events.js';
 import { migrate } from './migrate.js';
 import { OAuthStore } from './oauth.js';
+import { DeviceGrantStore } from './device-grants.js';
+import { IdentityStore } from './identity.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
+import { SigningKeyStore } from './signing-keys.js';
 import { ThrottleStore } from './throttle.js';
 import { type RequestCounters, openRequestCounters } from './request-counters.js';
 import { TokenStore } from './tokens.js';
@@ -29,6 +32,9 @@ export class Store {
   readonly sessions: SessionStore;
   readonly secrets: SecretStore;
   readonly throttle: ThrottleStore;
+  readonly signingKeys: SigningKeyStore;
+  readonly identity: IdentityStore;
+  readonly deviceGrants: DeviceGrantStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -44,6 +50,9 @@ export class Store {
     this.sessions = new SessionStore(db);
     this.secrets = new SecretStore(db);
     this.throttle = new ThrottleStore(db);
+    this.signingKeys = new SigningKeyStore(db);
+    this.identity = new IdentityStore(db);
+    this.deviceGrants = new DeviceGrantStore(db);
   }
 
   /**

@@ -1,6 +1,7 @@
 /** `/profile/applications`: register OAuth applications, renew secrets, delete. */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
+import { DEFAULT_ID_TOKEN_ALG, ID_TOKEN_ALGS } from '../domain/oidc.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import type { ApplicationView } from '../services/views.js';
@@ -13,9 +14,17 @@ interface FormState {
   redirectUris: string;
   scopes: readonly string[];
   confidential: boolean;
+  /** How OpenID Connect ID tokens are signed for this application. */
+  idTokenSignedResponseAlg: string;
 }
 
-const EMPTY: FormState = { name: '', redirectUris: '', scopes: ['api'], confidential: true };
+const EMPTY: FormState = {
+  name: '',
+  redirectUris: '',
+  scopes: ['api'],
+  confidential: true,
+  idTokenSignedResponseAlg: DEFAULT_ID_TOKEN_ALG,
+};
 
 function listPage(
   ctx: PageContext,
@@ -107,6 +116,20 @@ function listPage(
                 >`,
             )}
           </fieldset>
+          <label
+            >ID token signature <span class="muted">(OpenID Connect, with the openid scope)</span>
+            <select name="id_token_signed_response_alg">
+              ${ID_TOKEN_ALGS.map(
+                (alg) =>
+                  html`<option
+                    value="${alg}"
+                    ${form.idTokenSignedResponseAlg === alg ? html`selected` : ''}
+                  >
+                    ${alg}
+                  </option>`,
+              )}
+            </select>
+          </label>
           <button type="submit" class="primary">Save application</button>
         </form>
       </section>`,
@@ -138,6 +161,8 @@ function secretPage(
         <dd>${app.scopes.join(' ')}</dd>
         <dt>Confidential</dt>
         <dd>${app.confidential ? 'Yes' : 'No'}</dd>
+        <dt>ID token signature</dt>
+        <dd id="id-token-alg">${app.idTokenAlg}</dd>
       </dl>
       <p><a href="/profile/applications">Back to applications</a></p>
     </section>`,
@@ -167,6 +192,8 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
       redirectUris: formValue(request.body, 'redirect_uri') ?? '',
       scopes: formValues(request.body, 'scopes'),
       confidential: formValue(request.body, 'confidential') === '1',
+      idTokenSignedResponseAlg:
+        formValue(request.body, 'id_token_signed_response_alg') ?? DEFAULT_ID_TOKEN_ALG,
     };
     try {
       const { app: created, secret } = await applications.create(ctx.user.id, form);

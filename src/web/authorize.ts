@@ -10,14 +10,18 @@ import type { Services } from '../services/container.js';
 import type { AuthorizationRequest } from '../services/oauth-authorization.js';
 import type { ActiveSession } from '../services/sessions.js';
 import type { UserView } from '../services/views.js';
+import { applyPrompt } from './authorize-prompt.js';
 import { pageContext } from './guard.js';
 import { csrfField, errorPage, html, layout, sendHtml } from './html.js';
-import { currentSession, formValue, rememberReturnTo, signedInUser } from './session.js';
+import { currentSession, formValue, signedInUser } from './session.js';
 
-const SCOPE_DESCRIPTIONS: Record<string, string> = {
+export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   api: 'Full read and write access to the API, including all projects you can see.',
   read_api: 'Read access to the API, including all projects you can see.',
   read_user: 'Read-only access to your profile and your activity.',
+  openid: 'Sign you in to the application with your pulsegate account (your user ID).',
+  profile: 'See your name, username, profile page, avatar and the groups you belong to.',
+  email: 'See your e-mail address.',
 };
 
 const FORM_FIELDS = new Set(['authenticity_token', 'decision']);
@@ -61,6 +65,7 @@ function consentPage(
         ${hidden('scope', request.scopes.join(' '))} ${hidden('state', request.state)}
         ${hidden('code_challenge', request.codeChallenge)}
         ${hidden('code_challenge_method', request.codeChallengeMethod)}
+        ${hidden('nonce', request.nonce)}
         <div class="actions">
           <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
           <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
@@ -109,10 +114,9 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
     }
     const session = await currentSession(services, request);
     const user = await signedInUser(services, session);
-    if (!session || !user) {
-      rememberReturnTo(request, reply, services.config, request.url);
-      return reply.redirect('/users/sign_in', 302);
-    }
+    // Sign-in (again) when needed, and OIDC's prompt / max_age.
+    const prompted = await applyPrompt(services, request, reply, result.request, redirectTo);
+    if (prompted || !session || !user) return prompted;
     const owner = await services.oauth.accounts.username(result.request.app.ownerId);
     return sendHtml(
       reply,
@@ -158,7 +162,7 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
         state: authz.state,
       });
     }
-    const code = await authorization.issueCode(user.id, authz);
+    const code = await authorization.issueCode(user.id, authz, session.signedInAt);
     return redirectTo(reply, authz.redirectUri, { code, state: authz.state });
   });
 }

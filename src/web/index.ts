@@ -9,6 +9,7 @@ import { errorHandler } from '../http/errors.js';
 import type { Services } from '../services/container.js';
 import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
+import { deviceRoutes } from './device.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
 import { errorPage, sendHtml } from './html.js';
@@ -56,6 +57,7 @@ export function webPages(services: Services) {
       homeRoutes(pages, services);
       signInRoutes(pages, services);
       authorizeRoutes(pages, services);
+      deviceRoutes(pages, services);
       applicationRoutes(pages, services);
       tokenRoutes(pages, services);
       twoFactorRoutes(pages, services);

@@ -1,7 +1,7 @@
 /** `/profile/personal_access_tokens`: create (token shown once), list, revoke. */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
-import { SCOPES } from '../domain/scopes.js';
+import { API_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { expiryInstant } from '../services/credentials.js';
 import type { PersonalTokenView } from '../services/views.js';
@@ -45,7 +45,7 @@ function tokensPage(
           /></label>
           <fieldset>
             <legend>Scopes</legend>
-            ${SCOPES.map(
+            ${API_SCOPES.map(
               (s) =>
                 html`<label class="check"
                   ><input type="checkbox" name="scopes" value="${s}" /> <code>${s}</code></label

@@ -32,6 +32,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       'authorization_code',
       'password',
       'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
     ]);
     assert.deepEqual(a.body.response_types_supported, ['code']);
     assert.ok(

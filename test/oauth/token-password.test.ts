@@ -178,7 +178,11 @@ describe('password grant configuration', () => {
       assert.equal(reply.status, 400);
       assert.equal(reply.body.error, 'unsupported_grant_type');
       const meta = await get(world.server, '/.well-known/oauth-authorization-server');
-      assert.deepEqual(meta.body.grant_types_supported, ['authorization_code', 'refresh_token']);
+      assert.deepEqual(meta.body.grant_types_supported, [
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ]);
     } finally {
       await world.close();
     }

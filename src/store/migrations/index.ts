@@ -9,6 +9,7 @@ import * as throttle from './003_throttle.js';
 import * as secrets from './004_server_secrets.js';
 import * as throttlePending from './005_throttle_pending.js';
 import * as apiRateLimit from './006_api_rate_limit.js';
+import * as oidc from './007_oidc.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -23,4 +24,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '004_server_secrets', up: secrets.up },
   { name: '005_throttle_pending', up: throttlePending.up },
   { name: '006_api_rate_limit', up: apiRateLimit.up },
+  { name: '007_oidc', up: oidc.up },
 ];
