@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ThrottledError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
-import type { GuessSource, PendingDevice } from '../services/device-authorization.js';
+import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
 import { SCOPE_DESCRIPTIONS } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';

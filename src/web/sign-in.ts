@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ThrottledError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession, SessionKey } from '../services/sessions.js';
+import type { ActiveSession, SessionKey } from '../services/accounts/sessions.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
 import {
   FORM_PURPOSE,
