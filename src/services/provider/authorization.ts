@@ -21,11 +21,7 @@ import type { OAuthStore } from '../../store/oauth.js';
 import type { OAuthApplicationRow } from '../../store/schema.js';
 import { type ApplicationView, applicationView } from '../views.js';
 import type { Clock } from '../clock.js';
-import {
-  type ApplicationService,
-  applicationRedirectUris,
-  applicationScopes,
-} from './clients.js';
+import { type ApplicationService, applicationRedirectUris, applicationScopes } from './clients.js';
 import type { OAuthTokenService, TokenResponse } from './tokens.js';
 
 export type AuthorizeParams = Record<string, string | undefined>;

@@ -6,7 +6,12 @@
  */
 import { SignJWT } from 'jose';
 import { splitScopes } from '../../domain/oauth.js';
-import { DEFAULT_ID_TOKEN_ALG, ID_TOKEN_TTL_S, isIdTokenAlg, tokenHash } from '../../domain/oidc.js';
+import {
+  DEFAULT_ID_TOKEN_ALG,
+  ID_TOKEN_TTL_S,
+  isIdTokenAlg,
+  tokenHash,
+} from '../../domain/oidc.js';
 import { digest } from '../../domain/secrets.js';
 import type { OAuthStore } from '../../store/oauth.js';
 import type { OAuthApplicationRow } from '../../store/schema.js';
