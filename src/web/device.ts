@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ThrottledError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
 import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
-import { SCOPE_DESCRIPTIONS } from './authorize.js';
+import { scopeList } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
 import { formValue } from './session.js';
@@ -57,11 +57,7 @@ function confirmPage(ctx: PageContext, pending: PendingDevice, ownerName: string
         device showing the code <code id="user-code">${pending.userCode}</code>.
       </p>
       <p>It will be able to:</p>
-      <ul class="scopes">
-        ${pending.scopes.map(
-          (s) => html`<li><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s] ?? s}</li>`,
-        )}
-      </ul>
+      ${scopeList(pending.scopes)}
       <p class="flash error" role="alert">
         Only approve if you started this yourself, on a device you own, and it shows this code.
         Nobody from pulsegate will ever ask you for it.
