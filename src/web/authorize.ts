@@ -64,11 +64,7 @@ function consentPage(
         ${hidden('scope', request.scopes.join(' '))} ${hidden('state', request.state)}
         ${hidden('code_challenge', request.codeChallenge)}
         ${hidden('code_challenge_method', request.codeChallengeMethod)}
-        ${hidden('nonce', request.nonce)}
-        <div class="actions">
-          <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-        </div>
+        ${hidden('nonce', request.nonce)} ${DECISION_BUTTONS}
       </form>
     </section>`,
     nav,
@@ -164,3 +160,9 @@ export function scopeList(scopes: readonly string[]): Html {
     ${scopes.map((s) => html`<li><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s] ?? s}</li>`)}
   </ul>`;
 }
+
+/** Approve or deny, as every consent form asks (clients and tests find `button[name=decision]`). */
+export const DECISION_BUTTONS = html`<div class="actions">
+  <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
+  <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>`;

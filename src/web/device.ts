@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ThrottledError } from '../domain/oauth.js';
 import type { Services } from '../services/container.js';
 import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
-import { scopeList } from './authorize.js';
+import { DECISION_BUTTONS, scopeList } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
 import { formValue } from './session.js';
@@ -65,10 +65,7 @@ function confirmPage(ctx: PageContext, pending: PendingDevice, ownerName: string
       <form method="post" action="${CONFIRM_PATH}">
         ${csrfField(ctx.csrf)}
         <input type="hidden" name="user_code" value="${pending.userCode}" />
-        <div class="actions">
-          <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-        </div>
+        ${DECISION_BUTTONS}
       </form>
     </section>`,
     ctx.nav,
