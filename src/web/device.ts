@@ -5,7 +5,7 @@
  * and address. Every form carries the session's CSRF token (checked by the form guard).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ThrottledError } from '../domain/oauth.js';
+import { ThrottledError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
 import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
 import { DECISION_BUTTONS, scopeList } from './authorize.js';
