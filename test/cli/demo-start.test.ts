@@ -77,7 +77,12 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('on the next start keeps the data and mints another token', async () => {
+    it('on the next start keeps the data, revokes the previous demo token and mints one', async () => {
+      const first = tokenOf(banner)!;
+      const before = await fetch(`${server.url}/api/v4/events`, {
+        headers: { 'PRIVATE-TOKEN': first },
+      });
+      assert.equal(before.status, 200);
       said = '';
       const again = await prepareDemo(
         server.store,
@@ -86,9 +91,36 @@ for (const dialect of DIALECTS) {
         (t) => (said += t),
       );
       assert.equal(said, '');
-      assert.notEqual(tokenOf(again), tokenOf(banner));
-      const n = await server.store.db.selectFrom('personal_access_tokens').select('id').execute();
-      assert.equal(n.length, 2);
+      const second = tokenOf(again)!;
+      assert.ok(second);
+      assert.notEqual(second, first);
+      const old = await fetch(`${server.url}/api/v4/events`, {
+        headers: { 'PRIVATE-TOKEN': first },
+      });
+      assert.equal(old.status, 401);
+      assert.deepEqual(await old.json(), {
+        error: 'invalid_token',
+        error_description: 'Token was revoked. You have to re-authorize from the user.',
+      });
+      const fresh = await fetch(`${server.url}/api/v4/events`, {
+        headers: { 'PRIVATE-TOKEN': second },
+      });
+      assert.equal(fresh.status, 200);
+      // A third start: still exactly one active demo token.
+      await prepareDemo(server.store, server.clock, server.config, () => {});
+      const rows = await server.store.db
+        .selectFrom('personal_access_tokens')
+        .select(['name', 'revoked'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.name, Number(r.revoked)]),
+        [
+          ['npm start demo token', 1],
+          ['npm start demo token', 1],
+          ['npm start demo token', 0],
+        ],
+      );
     });
   });
 }
