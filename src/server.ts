@@ -14,6 +14,7 @@ import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
 import { sendJson } from './http/json.js';
+import { operationsEndpoints } from './http/operations.js';
 import type { Clock } from './services/clock.js';
 import { type Services, createServices } from './services/container.js';
 import { type Store, openStore } from './store/store.js';
@@ -158,7 +159,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   await app.register(oauthEndpoints(services));
   await app.register(webPages(services));
 
-  app.get('/-/health', async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
+  await app.register(operationsEndpoints(services));
 
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/')) return sendJson(reply, 404, { error: '404 Not Found' });

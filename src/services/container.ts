@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js';
 import { ActivityService } from './activity.js';
 import { type Clock, systemClock } from './clock.js';
 import { CredentialService } from './credentials.js';
+import { HealthService } from './health.js';
 import { type OAuthServices, createOAuthServices } from './oauth.js';
 import { RequestBudget } from './request-budget.js';
 
@@ -19,6 +20,8 @@ export interface Services {
   requestBudget: RequestBudget;
   /** OAuth provider, sign-in, sessions, 2FA (also registers the OAuth token resolver). */
   oauth: OAuthServices;
+  /** Readiness checks: the database answers, its migrations are current. */
+  health: HealthService;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
@@ -30,5 +33,6 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     activity: new ActivityService(store, clock, { pageCache: config.pageCache }),
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
+    health: new HealthService(store),
   };
 }
