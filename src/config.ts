@@ -32,6 +32,11 @@ export interface Config {
    * protected only by the database itself.
    */
   keyEncryptionKey: string | null;
+  /**
+   * Seconds `serve` waits, after SIGTERM or SIGINT, for requests in flight to finish before it
+   * drops their connections and exits 1.
+   */
+  shutdownTimeout: number;
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +56,7 @@ export interface ConfigInput {
   passwordGrant?: string | boolean | undefined;
   pageCache?: string | boolean | undefined;
   keyEncryptionKey?: string | undefined;
+  shutdownTimeout?: string | number | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -93,6 +99,12 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       `key-encryption key must be at least ${KEY_ENCRYPTION_KEY_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
     );
   }
+  const shutdownTimeout = Number(flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT ?? 10);
+  if (!Number.isFinite(shutdownTimeout) || shutdownTimeout <= 0 || shutdownTimeout > 3600) {
+    throw new ConfigError(
+      `shutdown timeout must be a number of seconds above 0 and at most 3600: ${flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT}`,
+    );
+  }
   return {
     host,
     port,
@@ -106,6 +118,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
     pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
     keyEncryptionKey,
+    shutdownTimeout,
   };
 }
 
