@@ -1,4 +1,5 @@
 /** Configuration from flags and environment, validated once at start. */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { KEY_ENCRYPTION_KEY_MIN_LENGTH } from './domain/key-sealing.js';
 
@@ -37,6 +38,10 @@ export interface Config {
    * drops their connections and exits 1.
    */
   shutdownTimeout: number;
+  /**
+   * Addresses allowed to read `/-/metrics`: IPs and CIDR blocks, IPv4 and IPv6. Others get 404.
+   */
+  metricsAllow: string[];
 }
 
 export class ConfigError extends Error {}
@@ -57,6 +62,7 @@ export interface ConfigInput {
   pageCache?: string | boolean | undefined;
   keyEncryptionKey?: string | undefined;
   shutdownTimeout?: string | number | undefined;
+  metricsAllow?: string | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -105,6 +111,9 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       `shutdown timeout must be a number of seconds above 0 and at most 3600: ${flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT}`,
     );
   }
+  const metricsAllow = parseAllowList(
+    flags.metricsAllow ?? env.PULSEGATE_METRICS_ALLOW ?? DEFAULT_METRICS_ALLOW,
+  );
   return {
     host,
     port,
@@ -119,7 +128,30 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
     keyEncryptionKey,
     shutdownTimeout,
+    metricsAllow,
   };
+}
+
+export const DEFAULT_METRICS_ALLOW = '127.0.0.1,::1';
+
+/** `10.0.0.0/8, 192.0.2.7 ,::1` → its entries, each an IP or an IP/prefix; empty allows none. */
+export function parseAllowList(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || rest.length > 0 || !prefixOk) {
+      throw new ConfigError(
+        `PULSEGATE_METRICS_ALLOW must list IP addresses or CIDR blocks, comma-separated: ${entry}`,
+      );
+    }
+  }
+  return entries;
 }
 
 function parsePort(value: string | number): number {

@@ -126,6 +126,11 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Requests by route pattern (never the URL: ids and paths would make a series per request).
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    services.metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   // Some clients send `Content-Type: application/json` with an empty body on GET and DELETE.
   app.removeContentTypeParser('application/json');

@@ -8,6 +8,7 @@ import { ActivityService } from './activity.js';
 import { type Clock, systemClock } from './clock.js';
 import { CredentialService } from './credentials.js';
 import { HealthService } from './health.js';
+import { PrometheusMetrics } from './metrics.js';
 import { type OAuthServices, createOAuthServices } from './oauth.js';
 import { RequestBudget } from './request-budget.js';
 
@@ -22,17 +23,21 @@ export interface Services {
   oauth: OAuthServices;
   /** Readiness checks: the database answers, its migrations are current. */
   health: HealthService;
+  /** Prometheus metrics of this server (`/-/metrics`); services record cache lookups in it. */
+  metrics: PrometheusMetrics;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
   const credentials = new CredentialService(store, clock);
+  const metrics = new PrometheusMetrics(store);
   return {
     config,
     clock,
     credentials,
-    activity: new ActivityService(store, clock, { pageCache: config.pageCache }),
+    activity: new ActivityService(store, clock, { pageCache: config.pageCache, metrics }),
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
+    metrics,
   };
 }
