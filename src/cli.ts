@@ -1,6 +1,7 @@
 /** `pulsegate <command>`: parses arguments and calls the composition root or a service. */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
 import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
 import { KEYS_USAGE, runKeysCommand } from './cli/keys.js';
@@ -17,6 +18,8 @@ const USAGE = `Usage: pulsegate <command> [options]
 Commands:
   serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
         [--no-page-cache]   Turn off whole-page/result caches (env PULSEGATE_PAGE_CACHE=false)
+        [--shutdown-timeout S]  On SIGTERM/SIGINT, wait at most S seconds (default 10) for
+                            requests in flight (env PULSEGATE_SHUTDOWN_TIMEOUT)
   migrate                   Apply database migrations
 ${DATA_USAGE}${KEYS_USAGE}
 Common options:
@@ -56,6 +59,53 @@ function configInput(values: Record<string, unknown>): ConfigInput {
   };
 }
 
+/**
+ * Graceful shutdown on SIGTERM or SIGINT: stop accepting connections (new ones are refused, and a
+ * request arriving on a kept-alive connection gets 503), let requests in flight finish, close the
+ * database and exit 0. Requests still running after `timeoutSeconds` are cut off and the exit code
+ * is 1; a second signal cuts them off at once.
+ */
+function stopOnSignals(
+  app: FastifyInstance,
+  timeoutSeconds: number,
+  closeStore: () => Promise<void> | undefined,
+): void {
+  let stopping = false;
+  let forced = false;
+  const force = () => {
+    forced = true;
+    app.log.warn('shutdown: cutting off the requests still in flight');
+    app.server.closeAllConnections();
+    // Whatever still hangs (a database that does not answer) does not keep the process alive.
+    setTimeout(() => process.exit(1), 2_000).unref();
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return force();
+    stopping = true;
+    app.log.info({ signal, timeoutSeconds }, 'shutdown: finishing the requests in flight');
+    const timer = setTimeout(force, timeoutSeconds * 1000);
+    timer.unref();
+    // A kept-alive connection whose request has been answered would hold the close open until its
+    // keep-alive timeout: close each one as soon as it falls idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    sweep.unref();
+    void (async () => {
+      try {
+        await app.close();
+        await closeStore();
+      } catch (error) {
+        app.log.error({ err: error }, 'shutdown: closing failed');
+        forced = true;
+      }
+      clearTimeout(timer);
+      clearInterval(sweep);
+      process.exit(forced ? 1 : 0);
+    })();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -66,11 +116,17 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const { values } = parseArgs({
         args: rest,
-        options: { ...COMMON, demo: { type: 'boolean' }, 'no-page-cache': { type: 'boolean' } },
+        options: {
+          ...COMMON,
+          demo: { type: 'boolean' },
+          'no-page-cache': { type: 'boolean' },
+          'shutdown-timeout': { type: 'string' },
+        },
       });
       const config = loadConfig({
         ...configInput(values),
         ...(values['no-page-cache'] ? { pageCache: false } : {}),
+        shutdownTimeout: values['shutdown-timeout'],
       });
       // Plain `serve` never seeds; `--demo` (npm start) loads demo data into an empty database.
       const store = values.demo ? await openStore(config.databaseUrl) : undefined;
@@ -80,13 +136,7 @@ export async function main(argv: string[]): Promise<number> {
       const { app } = await buildServer({ config, ...(store ? { store } : {}) });
       await app.listen({ host: config.host, port: config.port });
       if (banner) process.stdout.write(banner);
-      const stop = async () => {
-        await app.close();
-        await store?.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      stopOnSignals(app, config.shutdownTimeout, () => store?.close());
       return -1;
     }
     case 'migrate': {

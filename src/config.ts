@@ -1,4 +1,5 @@
 /** Configuration from flags and environment, validated once at start. */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { KEY_ENCRYPTION_KEY_MIN_LENGTH } from './domain/key-sealing.js';
 
@@ -32,6 +33,15 @@ export interface Config {
    * protected only by the database itself.
    */
   keyEncryptionKey: string | null;
+  /**
+   * Seconds `serve` waits, after SIGTERM or SIGINT, for requests in flight to finish before it
+   * drops their connections and exits 1.
+   */
+  shutdownTimeout: number;
+  /**
+   * Addresses allowed to read `/-/metrics`: IPs and CIDR blocks, IPv4 and IPv6. Others get 404.
+   */
+  metricsAllow: string[];
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +61,8 @@ export interface ConfigInput {
   passwordGrant?: string | boolean | undefined;
   pageCache?: string | boolean | undefined;
   keyEncryptionKey?: string | undefined;
+  shutdownTimeout?: string | number | undefined;
+  metricsAllow?: string | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -93,6 +105,15 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       `key-encryption key must be at least ${KEY_ENCRYPTION_KEY_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
     );
   }
+  const shutdownTimeout = Number(flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT ?? 10);
+  if (!Number.isFinite(shutdownTimeout) || shutdownTimeout <= 0 || shutdownTimeout > 3600) {
+    throw new ConfigError(
+      `shutdown timeout must be a number of seconds above 0 and at most 3600: ${flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT}`,
+    );
+  }
+  const metricsAllow = parseAllowList(
+    flags.metricsAllow ?? env.PULSEGATE_METRICS_ALLOW ?? DEFAULT_METRICS_ALLOW,
+  );
   return {
     host,
     port,
@@ -106,7 +127,31 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
     pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
     keyEncryptionKey,
+    shutdownTimeout,
+    metricsAllow,
   };
+}
+
+export const DEFAULT_METRICS_ALLOW = '127.0.0.1,::1';
+
+/** `10.0.0.0/8, 192.0.2.7 ,::1` → its entries, each an IP or an IP/prefix; empty allows none. */
+export function parseAllowList(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || rest.length > 0 || !prefixOk) {
+      throw new ConfigError(
+        `PULSEGATE_METRICS_ALLOW must list IP addresses or CIDR blocks, comma-separated: ${entry}`,
+      );
+    }
+  }
+  return entries;
 }
 
 function parsePort(value: string | number): number {

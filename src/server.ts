@@ -14,6 +14,7 @@ import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
 import { sendJson } from './http/json.js';
+import { operationsEndpoints } from './http/operations.js';
 import type { Clock } from './services/clock.js';
 import { type Services, createServices } from './services/container.js';
 import { type Store, openStore } from './store/store.js';
@@ -125,6 +126,11 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Requests by route pattern (never the URL: ids and paths would make a series per request).
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    services.metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
 
   // Some clients send `Content-Type: application/json` with an empty body on GET and DELETE.
   app.removeContentTypeParser('application/json');
@@ -158,7 +164,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   await app.register(oauthEndpoints(services));
   await app.register(webPages(services));
 
-  app.get('/-/health', async (_request, reply) => sendJson(reply, 200, { status: 'ok' }));
+  await app.register(operationsEndpoints(services));
 
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/')) return sendJson(reply, 404, { error: '404 Not Found' });

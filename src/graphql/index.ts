@@ -78,6 +78,7 @@ export function graphqlApi(services: Services) {
             }
             const ticket = results.admit(prepared);
             const hit = ticket && results.get(ticket);
+            if (ticket) services.metrics.cacheLookup('graphql_result', hit !== undefined);
             if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
             const context = createContext(services, prepared.principal, request.log, eventModels);
             const outcome = await execute(request, prepared, context);

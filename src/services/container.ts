@@ -9,6 +9,8 @@ import { type Clock, systemClock } from './clock.js';
 import { CredentialService } from './accounts/credentials.js';
 import { type OAuthServices, createOAuthServices } from './provider/provider.js';
 import { RequestBudget } from './accounts/request-budget.js';
+import { HealthService } from './health.js';
+import { PrometheusMetrics } from './metrics.js';
 
 export interface Services {
   config: Config;
@@ -19,16 +21,23 @@ export interface Services {
   requestBudget: RequestBudget;
   /** OAuth provider, sign-in, sessions, 2FA (also registers the OAuth token resolver). */
   oauth: OAuthServices;
+  /** Readiness checks: the database answers, its migrations are current. */
+  health: HealthService;
+  /** Prometheus metrics of this server (`/-/metrics`); services record cache lookups in it. */
+  metrics: PrometheusMetrics;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
   const credentials = new CredentialService(store, clock);
+  const metrics = new PrometheusMetrics(store);
   return {
     config,
     clock,
     credentials,
-    activity: new ActivityService(store, clock, { pageCache: config.pageCache }),
+    activity: new ActivityService(store, clock, { pageCache: config.pageCache, metrics }),
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
+    health: new HealthService(store),
+    metrics,
   };
 }

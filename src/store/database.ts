@@ -18,7 +18,18 @@ export interface Connection {
   dataVersion(): number | null;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
   file?: string;
+  /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections (idle and checked out). */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  max: number;
 }
 
 export interface ParsedUrl {
@@ -81,7 +92,14 @@ function openSqlite(path: string): Connection {
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite, forget) }),
   });
-  return { db, dialect: 'sqlite', dataVersion, file: path, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    dataVersion,
+    file: path,
+    poolStats: () => null,
+    close: () => db.destroy(),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 256;
@@ -121,6 +139,8 @@ function withStatementCache(sqlite: SQLite.Database, onWrite: () => void): SQLit
   });
 }
 
+const POOL_MAX = 10;
+
 async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   const types = {
     getTypeParser(oid: number, format?: string) {
@@ -142,12 +162,23 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   const pool = new pg.Pool({
     connectionString: parsed.target,
     types: types as never,
-    max: 10,
+    max: POOL_MAX,
     // An unroutable host fails within seconds instead of hanging the start (and the CLI).
     connectionTimeoutMillis: 10_000,
     ...(options ? { options } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  return { db, dialect: 'postgres', dataVersion: () => null, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    dataVersion: () => null,
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: POOL_MAX,
+    }),
+    close: () => db.destroy(),
+  };
 }

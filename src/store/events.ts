@@ -140,6 +140,15 @@ export class EventStore {
   }
 
   /** Counts up to `cap + 1` matching events (a capped count walks at most that many rows). */
+  /** The highest event id (0 for none): events are only ever appended, so its rate is theirs. */
+  async newestId(): Promise<number> {
+    const row = await this.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    return Number(row?.id ?? 0);
+  }
+
   async count(q: EventQuery, cap: number): Promise<number> {
     const inner = this.base(q)
       .select('e.id')

@@ -7,7 +7,8 @@ export interface MigrationReport {
   applied: string[];
 }
 
-export async function migrate(conn: Connection): Promise<MigrationReport> {
+/** Kysely's migrator over our code migrations, its bookkeeping pinned to the connection's schema. */
+async function migratorFor(conn: Connection): Promise<Migrator> {
   const ctx = { dialect: conn.dialect };
   const provider: MigrationProvider = {
     async getMigrations() {
@@ -26,11 +27,22 @@ export async function migrate(conn: Connection): Promise<MigrationReport> {
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(conn.db)).rows[0]
           ?.schema
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db: conn.db,
     provider,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
+}
+
+/** The names of the code migrations this database has not applied yet (oldest first). */
+export async function pendingMigrations(conn: Connection): Promise<string[]> {
+  const migrator = await migratorFor(conn);
+  const infos = await migrator.getMigrations();
+  return infos.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+export async function migrate(conn: Connection): Promise<MigrationReport> {
+  const migrator = await migratorFor(conn);
   let outcome = await migrator.migrateToLatest();
   // Kysely's PostgreSQL introspection reads the catalog of every schema; a schema dropped by
   // someone else at that instant (parallel test runs do this) fails it with 3F000. Nothing was

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import { ApplicationStore } from './applications.js';
 import { explainConnectionError } from './connection-errors.js';
 import { ContentStore } from './content.js';
-import { type Connection, openDatabase } from './database.js';
+import { type Connection, type PoolStats, openDatabase } from './database.js';
 import { EventStore } from './events.js';
-import { migrate } from './migrate.js';
+import { migrate, pendingMigrations } from './migrate.js';
 import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
@@ -98,6 +98,21 @@ export class Store {
 
   migrate() {
     return migrate(this.conn);
+  }
+
+  /** Code migrations this database has not applied (empty when it is current). */
+  pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.conn);
+  }
+
+  /** One round trip: `select 1`. Throws when the database cannot be reached. */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  /** PostgreSQL's connection pool right now; null on SQLite (one embedded connection). */
+  poolStats(): PoolStats | null {
+    return this.conn.poolStats();
   }
 
   async close(): Promise<void> {

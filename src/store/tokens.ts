@@ -65,6 +65,18 @@ export class TokenStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Revokes every still-active token of this user with this name; returns how many. */
+  async revokeNamed(userId: number, name: string): Promise<number> {
+    const result = await this.db
+      .updateTable('personal_access_tokens')
+      .set({ revoked: 1 })
+      .where('user_id', '=', userId)
+      .where('name', '=', name)
+      .where('revoked', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async touch(id: number, at: number): Promise<void> {
     await this.db
       .updateTable('personal_access_tokens')

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { prepareDemo } from '../../src/cli/demo.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
@@ -60,6 +61,33 @@ for (const dialect of DIALECTS) {
       assert.equal(row.scopes, 'api');
     });
 
+    it("runs the README's REST examples on the demo data: each returns at least one event", async () => {
+      const token = tokenOf(banner)!;
+      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+      const block = /```sh\nTOKEN=glpat-…[^\n]*\n([\s\S]*?)```/.exec(readme)?.[1];
+      assert.ok(block, 'the README has a REST example block starting with TOKEN=glpat-…');
+      const commands = block
+        .replace(/\\\n\s*/g, '')
+        .split('\n')
+        .filter((l) => l.startsWith('curl'));
+      assert.equal(commands.length, 3);
+      for (const command of commands) {
+        const url = /"(http:\/\/127\.0\.0\.1:3000[^"]+)"/
+          .exec(command)![1]!
+          .replace('http://127.0.0.1:3000', server.url);
+        const headers: Record<string, string> = {};
+        if (command.includes('"PRIVATE-TOKEN: $TOKEN"')) headers['PRIVATE-TOKEN'] = token;
+        if (command.includes('"Authorization: Bearer $TOKEN"'))
+          headers.authorization = `Bearer ${token}`;
+        const res = await fetch(url, { headers });
+        assert.equal(res.status, 200, command);
+        const events = (await res.json()) as { created_at: string }[];
+        assert.ok(events.length >= 1, `no events for: ${command}`);
+        const after = /[?&]after=(\d{4}-\d{2}-\d{2})/.exec(url)?.[1];
+        if (after) for (const e of events) assert.ok(e.created_at > after, e.created_at);
+      }
+    });
+
     it("points the demo pushes' commit URLs at the instance's external URL", async () => {
       const payloads = await server.store.db
         .selectFrom('push_event_payloads')
@@ -77,7 +105,12 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('on the next start keeps the data and mints another token', async () => {
+    it('on the next start keeps the data, revokes the previous demo token and mints one', async () => {
+      const first = tokenOf(banner)!;
+      const before = await fetch(`${server.url}/api/v4/events`, {
+        headers: { 'PRIVATE-TOKEN': first },
+      });
+      assert.equal(before.status, 200);
       said = '';
       const again = await prepareDemo(
         server.store,
@@ -86,9 +119,36 @@ for (const dialect of DIALECTS) {
         (t) => (said += t),
       );
       assert.equal(said, '');
-      assert.notEqual(tokenOf(again), tokenOf(banner));
-      const n = await server.store.db.selectFrom('personal_access_tokens').select('id').execute();
-      assert.equal(n.length, 2);
+      const second = tokenOf(again)!;
+      assert.ok(second);
+      assert.notEqual(second, first);
+      const old = await fetch(`${server.url}/api/v4/events`, {
+        headers: { 'PRIVATE-TOKEN': first },
+      });
+      assert.equal(old.status, 401);
+      assert.deepEqual(await old.json(), {
+        error: 'invalid_token',
+        error_description: 'Token was revoked. You have to re-authorize from the user.',
+      });
+      const fresh = await fetch(`${server.url}/api/v4/events`, {
+        headers: { 'PRIVATE-TOKEN': second },
+      });
+      assert.equal(fresh.status, 200);
+      // A third start: still exactly one active demo token.
+      await prepareDemo(server.store, server.clock, server.config, () => {});
+      const rows = await server.store.db
+        .selectFrom('personal_access_tokens')
+        .select(['name', 'revoked'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.name, Number(r.revoked)]),
+        [
+          ['npm start demo token', 1],
+          ['npm start demo token', 1],
+          ['npm start demo token', 0],
+        ],
+      );
     });
   });
 }

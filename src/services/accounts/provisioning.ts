@@ -91,16 +91,20 @@ export class ProvisioningService {
 
   /**
    * A fresh token for the demo user, valid for a week; null when the database has no such user
-   * (it holds someone's own data, not the demo set).
+   * (it holds someone's own data, not the demo set). The demo token printed by an earlier start is
+   * revoked in the same transaction, so at most one demo token is ever active.
    */
   async demoToken(username: string): Promise<IssuedToken | null> {
     const user = await this.store.users.byUsername(username);
     if (!user || user.state !== 'active') return null;
     const expires = utcDay(this.clock.now() + DEMO_TOKEN_DAYS * DAY);
-    const issued = await issuePersonalToken(this.store, this.clock, user.id, {
-      name: DEMO_TOKEN_NAME,
-      scopes: ['api'],
-      expiresAt: expires,
+    const issued = await this.store.transaction(async (tx) => {
+      await tx.tokens.revokeNamed(user.id, DEMO_TOKEN_NAME);
+      return issuePersonalToken(tx, this.clock, user.id, {
+        name: DEMO_TOKEN_NAME,
+        scopes: ['api'],
+        expiresAt: expires,
+      });
     });
     return { ...issued, user };
   }

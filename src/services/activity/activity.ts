@@ -16,6 +16,7 @@ import type { Clock } from '../clock.js';
 import { EventListing, type ListingContext, listingKey } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
 import { CHECKPOINT, ListingCache, rememberPage } from './listing-cache.js';
+import { type Metrics, noMetrics } from '../metrics.js';
 import { type ProjectView, type UserView, projectView, userView } from '../views.js';
 
 export type { Commit, EventView, PushView } from './event-views.js';
@@ -46,17 +47,20 @@ const SIGNED_NUMERIC_ID = /^-?\d+$/;
 
 export class ActivityService {
   private readonly listings: ListingContext;
+  private readonly metrics: Metrics;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    options: { pageCache?: boolean } = {},
+    options: { pageCache?: boolean; metrics?: Metrics } = {},
   ) {
     const version = () => store.dataVersion();
     const pageCache = options.pageCache ?? true;
+    this.metrics = options.metrics ?? noMetrics;
     this.listings = {
       store,
       clock,
+      metrics: this.metrics,
       counts: new ListingCache(version, pageCache),
       windows: new ListingCache(version, pageCache),
     };
@@ -158,6 +162,7 @@ export class ActivityService {
     const offset = (page.page - 1) * page.perPage;
     const pageKey = `${offset}:${page.perPage}`;
     const cached = entry.pages?.get(pageKey);
+    if (entry.pages) this.metrics.cacheLookup('rest_page', cached !== undefined);
     if (cached) return cached;
     if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
     const total = reportedTotal(entry.count);

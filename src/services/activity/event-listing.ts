@@ -3,6 +3,7 @@
  * sees the store's query. GraphQL pages through it with keyset windows (cursor = event id); the
  * windows and the capped count are cached like REST's offset pages (see listing-cache.ts).
  */
+import type { Metrics } from '../metrics.js';
 import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
 import type { EventQuery } from '../../store/events.js';
 import type { Store } from '../../store/store.js';
@@ -28,6 +29,7 @@ export interface ListingContext {
   counts: ListingCache;
   /** Hydrated keyset windows. */
   windows: ListingCache;
+  metrics: Metrics;
 }
 
 export class EventListing {
@@ -51,6 +53,7 @@ export class EventListing {
     const entry = context.windows.entry<EventView[]>(listingKey(q), context.clock.now());
     const windowKey = `${window.afterId ?? ''}:${window.beforeId ?? ''}:${window.limit}:${window.reverse ? 1 : 0}`;
     const cached = entry.pages?.get(windowKey);
+    if (entry.pages) context.metrics.cacheLookup('graphql_window', cached !== undefined);
     if (cached) return cached;
     const rows = await context.store.events.list(q, { kind: 'keyset', ...window });
     const views = await hydrateEvents(context.store, rows);

@@ -1,0 +1,78 @@
+/**
+ * What a load balancer or orchestrator asks before sending traffic: is the database reachable
+ * (a `select 1` that must answer within a bound) and does it carry every migration this code needs.
+ * Messages name the failure, never the database URL or a driver's text (which may hold one).
+ */
+import type { Store } from '../store/store.js';
+
+/** How long the readiness `select 1` may take before the database counts as unreachable. */
+export const READINESS_TIMEOUT_MS = 2_000;
+
+export interface CheckResult {
+  status: 'ok' | 'failed';
+  message?: string;
+}
+
+export interface Readiness {
+  ok: boolean;
+  checks: { db_check: CheckResult; migrations_check: CheckResult };
+}
+
+class TimedOut extends Error {}
+
+export class HealthService {
+  constructor(
+    private readonly store: Store,
+    private readonly timeoutMs: number = READINESS_TIMEOUT_MS,
+  ) {}
+
+  async readiness(): Promise<Readiness> {
+    const db_check = await this.bounded(
+      () => this.store.ping(),
+      'database',
+      'database unreachable',
+    );
+    const migrations_check: CheckResult =
+      db_check.status === 'ok'
+        ? await this.bounded(
+            async () => {
+              const pending = await this.store.pendingMigrations();
+              if (pending.length > 0) {
+                throw new PendingMigrations(`pending migrations: ${pending.join(', ')}`);
+              }
+            },
+            'migrations',
+            'migrations could not be read',
+          )
+        : { status: 'failed', message: 'database unreachable' };
+    return {
+      ok: db_check.status === 'ok' && migrations_check.status === 'ok',
+      checks: { db_check, migrations_check },
+    };
+  }
+
+  private async bounded(
+    work: () => Promise<void>,
+    what: string,
+    failure: string,
+  ): Promise<CheckResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimedOut()), this.timeoutMs);
+    });
+    try {
+      await Promise.race([work(), deadline]);
+      return { status: 'ok' };
+    } catch (error) {
+      if (error instanceof PendingMigrations) return { status: 'failed', message: error.message };
+      if (error instanceof TimedOut) {
+        return { status: 'failed', message: `${what} check timed out after ${this.timeoutMs} ms` };
+      }
+      return { status: 'failed', message: failure };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+class PendingMigrations extends Error {}

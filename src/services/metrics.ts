@@ -1,0 +1,94 @@
+/**
+ * Prometheus metrics for one server (`/-/metrics`): a registry of its own, so several servers in
+ * one process (the tests) never share counters. Services record cache lookups through the small
+ * `Metrics` interface; the composition root records requests; the database is read at scrape time.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Store } from '../store/store.js';
+
+/** The whole-result caches: REST offset pages, GraphQL keyset windows, whole GraphQL results. */
+export type CacheName = 'rest_page' | 'graphql_window' | 'graphql_result';
+
+/** What services and faces record; `noMetrics` records nothing. */
+export interface Metrics {
+  /** One lookup in a cache that could have answered (caching on, exact invalidation). */
+  cacheLookup(cache: CacheName, hit: boolean): void;
+}
+
+export const noMetrics: Metrics = { cacheLookup: () => {} };
+
+/** Request latency buckets, in seconds: from a cached page to a slow cold listing. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class PrometheusMetrics implements Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route' | 'status'>;
+  private readonly lookups: Counter<'cache' | 'result'>;
+
+  constructor(store: Store) {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'pulsegate_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'pulsegate_http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.lookups = new Counter({
+      name: 'pulsegate_cache_lookups_total',
+      help: 'Lookups in the page/result caches, by cache and result (hit or miss)',
+      labelNames: ['cache', 'result'],
+      registers,
+    });
+    for (const cache of ['rest_page', 'graphql_window', 'graphql_result'] as const) {
+      for (const result of ['hit', 'miss']) this.lookups.inc({ cache, result }, 0);
+    }
+    new Gauge({
+      name: 'pulsegate_db_pool_connections',
+      help: 'Database connections by state (PostgreSQL pool: total, idle, waiting, max; SQLite: one embedded connection)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const stats = store.poolStats();
+        if (!stats) {
+          this.set({ state: 'total' }, 1);
+          return;
+        }
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+        this.set({ state: 'max' }, stats.max);
+      },
+    });
+    new Gauge({
+      name: 'pulsegate_events_newest_id',
+      help: 'The highest event id in the database: events are only appended, so rate() of this is the event rate',
+      registers,
+      async collect() {
+        this.set(await store.events.newestId());
+      },
+    });
+  }
+
+  cacheLookup(cache: CacheName, hit: boolean): void {
+    this.lookups.inc({ cache, result: hit ? 'hit' : 'miss' });
+  }
+
+  /** `route` is the route's pattern (`/api/v4/projects/:id/events`), never the requested URL. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
