@@ -142,6 +142,16 @@ export function rememberReturnTo(
   });
 }
 
+/** The remembered path (when its signature holds), kept for later. */
+export function peekReturnTo(request: FastifyRequest): string | null {
+  const raw = request.cookies[RETURN_TO_COOKIE];
+  if (raw === undefined) return null;
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || unsigned.value === null) return null;
+  const path = Buffer.from(unsigned.value, 'base64url').toString('utf8');
+  return path.length <= RETURN_TO_MAX && isLocalPath(path) ? path : null;
+}
+
 /** The remembered path (when its signature holds), forgotten as it is read. */
 export function takeReturnTo(
   request: FastifyRequest,
