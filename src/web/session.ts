@@ -13,10 +13,10 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession, SessionKey } from '../services/sessions.js';
+import { type ActiveSession, SESSION_COOKIE, type SessionKey } from '../services/sessions.js';
 import type { UserView } from '../services/views.js';
 
-export const SESSION_COOKIE = '_pulsegate_session';
+export { SESSION_COOKIE } from '../services/sessions.js';
 export const RETURN_TO_COOKIE = '_pulsegate_return_to';
 /**
  * Longer return paths are not kept (the user lands on the default page after sign-in): the cookie
