@@ -18,6 +18,7 @@ import { operationsEndpoints } from './http/operations.js';
 import type { Clock } from './services/clock.js';
 import { type Services, createServices } from './services/container.js';
 import { type Store, openStore } from './store/store.js';
+import { notFoundHandler } from './web/not-found.js';
 import { webPages } from './web/index.js';
 
 export const PACKAGE_VERSION: string = (
@@ -166,10 +167,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
 
   await app.register(operationsEndpoints(services));
 
-  app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api/')) return sendJson(reply, 404, { error: '404 Not Found' });
-    return sendJson(reply, 404, { message: '404 Not Found' });
-  });
+  app.setNotFoundHandler(notFoundHandler(app));
   // Routes outside the four faces (health): the API's JSON shapes.
   app.setErrorHandler(restErrorHandler);
 

@@ -28,7 +28,8 @@ export function validatePersonalToken(
 ): { ok: ValidPersonalToken } | { problems: string[] } {
   const problems: string[] = [];
   const name = request.name.trim();
-  if (name === '' || name.length > 255) problems.push('name must be 1 to 255 characters');
+  if (name === '' || name.length > 255)
+    problems.push('Give the token a name (up to 255 characters).');
   const parsed = parseScopeList(
     typeof request.scopes === 'string' ? request.scopes : request.scopes.join(' '),
   );
@@ -37,7 +38,7 @@ export function validatePersonalToken(
   const scopes = parsed.scopes.filter((s) => !oidc(s));
   const unknown = [...parsed.unknown, ...parsed.scopes.filter(oidc)];
   if (unknown.length > 0) problems.push(`scopes has unknown scope ${unknown.join(', ')}`);
-  else if (scopes.length === 0) problems.push('scopes must name at least one scope');
+  else if (scopes.length === 0) problems.push('Choose at least one scope.');
   const expiry = (request.expiresAt ?? '').trim();
   if (expiry !== '') {
     const parsed = Date.parse(`${expiry}T00:00:00Z`);
@@ -46,9 +47,9 @@ export function validatePersonalToken(
       Number.isNaN(parsed) ||
       new Date(parsed).toISOString().slice(0, 10) !== expiry
     ) {
-      problems.push('expires_at must be a date YYYY-MM-DD');
+      problems.push('Enter the expiration date as YYYY-MM-DD.');
     } else if (expiry <= today) {
-      problems.push('expires_at must be in the future');
+      problems.push('Choose an expiration date after today.');
     }
   }
   if (problems.length > 0) return { problems };

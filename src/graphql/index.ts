@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity/activity.js';
+import { acceptBrowserSessions } from '../http/credentials.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { createContext } from './context.js';
@@ -36,6 +37,8 @@ export function graphqlApi(services: Services) {
         : await (await import('./engines/mercurius.js')).mercuriusEngine(app, schema);
 
     await app.register(async (api) => {
+      // GraphiQL's fetcher: the signed-in session with its CSRF header (http/credentials.ts).
+      acceptBrowserSessions(api);
       limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
       api.setErrorHandler(
         errorHandler('graphql', (problem, reply) => {
@@ -93,6 +96,6 @@ export function graphqlApi(services: Services) {
       }
     });
 
-    explorerRoutes(app);
+    explorerRoutes(app, services);
   };
 }

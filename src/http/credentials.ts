@@ -2,9 +2,11 @@
  * Reads token-like values off an HTTP request, in GitLab's places, for every face that takes API
  * credentials (REST and GraphQL), and asks the credential service about them.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
+import { viewerOf } from '../domain/visibility.js';
+import { SESSION_COOKIE } from '../services/accounts/sessions.js';
 import type { Principal, PresentedCredentials } from '../services/accounts/credentials.js';
 import type { Services } from '../services/container.js';
 
@@ -33,8 +35,96 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
 const principals = new WeakMap<FastifyRequest, Promise<Principal | null>>();
 
 /**
+ * The browser session path (GraphiQL): the session cookie counts only beside this header holding
+ * the session's CSRF token for SESSION_CSRF_PURPOSE. A cross-site page cannot read the token (it
+ * is only in the same-origin GraphiQL page) and cannot set the header without a CORS preflight,
+ * which is never granted; the cookie alone authenticates nothing.
+ */
+export const SESSION_CSRF_HEADER = 'x-csrf-token';
+export const SESSION_CSRF_PURPOSE = 'graphql';
+/** Scopes of a browser session on GraphQL: reading, as the signed-in user. */
+const SESSION_SCOPES: readonly Scope[] = ['read_api'];
+
+/** Requests of routes that take a browser session (marked by acceptBrowserSessions). */
+const sessionRoutes = new WeakSet<FastifyRequest>();
+
+/** Lets this plugin's routes authenticate a signed-in browser session with its CSRF header. */
+export function acceptBrowserSessions(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    sessionRoutes.add(request);
+  });
+}
+
+/** One cookie's value from the Cookie header (no plugin: the web face owns @fastify/cookie). */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The signed-in browser session's user and the session, or null. */
+async function browserSession(services: Services, request: FastifyRequest) {
+  const session = await services.oauth.sessions.load(
+    cookieValue(request.headers.cookie, SESSION_COOKIE),
+  );
+  if (!session || session.userId === null) return null;
+  const user = await services.oauth.accounts.activeUser(session.userId);
+  return user ? { session, user } : null;
+}
+
+/** The CSRF token the GraphiQL page hands its fetcher, when the browser is signed in. */
+export async function browserSessionToken(
+  services: Services,
+  request: FastifyRequest,
+): Promise<{ token: string; username: string } | null> {
+  const found = await browserSession(services, request);
+  if (!found) return null;
+  return {
+    token: services.oauth.sessions.csrfToken(found.session, SESSION_CSRF_PURPOSE),
+    username: found.user.username,
+  };
+}
+
+/**
+ * The session principal: only with the header, only same-origin (`Sec-Fetch-Site` when the
+ * browser sends it), only with the token of this very session; otherwise 401.
+ */
+async function sessionPrincipal(
+  services: Services,
+  request: FastifyRequest,
+  presented: string,
+): Promise<Principal> {
+  const fetchSite = request.headers['sec-fetch-site'];
+  if (typeof fetchSite === 'string' && fetchSite !== 'same-origin') {
+    throw new UnauthenticatedError();
+  }
+  const found = await browserSession(services, request);
+  if (
+    !found ||
+    !services.oauth.sessions.verifyCsrf(found.session, SESSION_CSRF_PURPOSE, presented)
+  ) {
+    throw new UnauthenticatedError();
+  }
+  return {
+    user: found.user,
+    viewer: viewerOf(found.user),
+    scopes: SESSION_SCOPES,
+    kind: 'browser_session',
+    tokenId: found.session.rowId,
+  };
+}
+
+function hasToken(presented: PresentedCredentials): boolean {
+  return Object.values(presented).some((value) => value !== undefined && value !== '');
+}
+
+/**
  * The request's principal (null when anonymous), or the authentication error; verified once per
- * request however many hooks and handlers ask (the rate limiter asks first).
+ * request however many hooks and handlers ask (the rate limiter asks first). A token, when one is
+ * presented, decides; else, on routes that accept it, the browser session with its CSRF header.
  */
 export function principalOf(
   services: Services,
@@ -42,7 +132,12 @@ export function principalOf(
 ): Promise<Principal | null> {
   let principal = principals.get(request);
   if (!principal) {
-    principal = services.credentials.authenticate(presentedCredentials(request));
+    const presented = presentedCredentials(request);
+    const csrf = request.headers[SESSION_CSRF_HEADER];
+    principal =
+      !hasToken(presented) && sessionRoutes.has(request) && typeof csrf === 'string'
+        ? sessionPrincipal(services, request, csrf)
+        : services.credentials.authenticate(presented);
     principals.set(request, principal);
   }
   return principal;

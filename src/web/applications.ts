@@ -6,7 +6,18 @@ import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import type { ApplicationView } from '../services/views.js';
 import { type PageContext, requireUser } from './guard.js';
-import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';
+import { SCOPE_DESCRIPTIONS } from './authorize.js';
+import {
+  type Html,
+  confirmPage,
+  copyButton,
+  csrfField,
+  errorPage,
+  html,
+  layout,
+  messages,
+  sendHtml,
+} from './html.js';
 import { formValue, formValues } from './session.js';
 
 interface FormState {
@@ -17,6 +28,8 @@ interface FormState {
   /** How OpenID Connect ID tokens are signed for this application. */
   idTokenSignedResponseAlg: string;
 }
+
+const APPS = '/profile/applications';
 
 const EMPTY: FormState = {
   name: '',
@@ -31,10 +44,12 @@ function listPage(
   apps: ApplicationView[],
   form: FormState,
   errors: string[],
+  notice: string | null = null,
 ): Html {
   return layout(
     'Applications',
-    html`<section class="card">
+    html`${notice ? messages([notice], 'notice') : ''}
+      <section class="card">
         <h1>Applications</h1>
         <p>
           Register an application to let it use pulsegate's OAuth 2.0 provider on behalf of users.
@@ -42,7 +57,7 @@ function listPage(
         ${
           apps.length === 0
             ? html`<p class="muted">You have no applications yet.</p>`
-            : html`<table class="list">
+            : html`<table class="list stack">
                 <thead>
                   <tr>
                     <th>Name</th>
@@ -57,22 +72,18 @@ function listPage(
                   ${apps.map(
                     (app) =>
                       html`<tr>
-                        <td>${app.name}</td>
-                        <td><code class="app-id">${app.uid}</code></td>
-                        <td>${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</td>
-                        <td>${app.scopes.join(' ')}</td>
-                        <td>${app.confidential ? 'Confidential' : 'Public'}</td>
-                        <td class="actions">
-                          <form method="post" action="/profile/applications/${app.id}/renew_secret">
-                            ${csrfField(ctx.csrf)}<button type="submit" class="secondary">
-                              Renew secret
-                            </button>
-                          </form>
-                          <form method="post" action="/profile/applications/${app.id}/delete">
-                            ${csrfField(ctx.csrf)}<button type="submit" class="danger">
-                              Delete
-                            </button>
-                          </form>
+                        <td data-label="Name">${app.name}</td>
+                        <td data-label="Application ID"><code class="app-id">${app.uid}</code></td>
+                        <td data-label="Callback URLs">
+                          ${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}
+                        </td>
+                        <td data-label="Scopes">${app.scopes.join(' ')}</td>
+                        <td data-label="Type">${app.confidential ? 'Confidential' : 'Public'}</td>
+                        <td class="row-actions">
+                          <a class="button secondary" href="${APPS}/${app.id}/renew_secret"
+                            >Renew secret</a
+                          >
+                          <a class="button danger" href="${APPS}/${app.id}/delete">Delete</a>
                         </td>
                       </tr>`,
                   )}
@@ -112,7 +123,8 @@ function listPage(
                     value="${s}"
                     ${form.scopes.includes(s) ? html`checked` : ''}
                   />
-                  <code>${s}</code></label
+                  <code>${s}</code>
+                  <span class="muted scope-description">${SCOPE_DESCRIPTIONS[s] ?? ''}</span></label
                 >`,
             )}
           </fieldset>
@@ -152,9 +164,14 @@ function secretPage(
       </p>
       <dl class="credentials">
         <dt>Application ID</dt>
-        <dd><code id="application-id">${app.uid}</code></dd>
+        <dd class="secret">
+          <code id="application-id">${app.uid}</code> ${copyButton('application-id', 'ID')}
+        </dd>
         <dt>Secret</dt>
-        <dd><code id="application-secret">${secret}</code></dd>
+        <dd class="secret">
+          <code id="application-secret">${secret}</code>
+          ${copyButton('application-secret', 'secret')}
+        </dd>
         <dt>Callback URLs</dt>
         <dd>${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</dd>
         <dt>Scopes</dt>
@@ -181,8 +198,55 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
   app.get('/profile/applications', async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    return sendHtml(reply, 200, listPage(ctx, await applications.list(ctx.user.id), EMPTY, []));
+    const deleted = (request.query as { done?: string }).done === 'deleted';
+    const notice = deleted ? 'The application was deleted and its tokens revoked.' : null;
+    const apps = await applications.list(ctx.user.id);
+    return sendHtml(reply, 200, listPage(ctx, apps, EMPTY, [], notice));
   });
+
+  /** The confirmation steps: a page that asks, whose form does the work. */
+  const confirmations = {
+    renew_secret: {
+      title: 'Renew secret',
+      question: (name: string) => html`Renew the secret of <strong>${name}</strong>?`,
+      consequence:
+        'The current secret stops working at once: the application needs the new one to get tokens. Tokens already issued keep working.',
+      button: 'Renew secret',
+    },
+    delete: {
+      title: 'Delete application',
+      question: (name: string) => html`Delete the application <strong>${name}</strong>?`,
+      consequence:
+        'Every token issued to it is revoked and its users must authorize it again. This cannot be undone.',
+      button: 'Delete application',
+    },
+  } as const;
+  for (const [action, text] of Object.entries(confirmations)) {
+    app.get(`${APPS}/:id/${action}`, async (request, reply) => {
+      const ctx = await requireUser(services, request, reply);
+      if (!ctx) return reply;
+      const id = idParam(request.params);
+      const own = id === null ? [] : await applications.list(ctx.user.id);
+      const target = own.find((a) => a.id === id);
+      if (!target) {
+        return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
+      }
+      return sendHtml(
+        reply,
+        200,
+        confirmPage({
+          title: text.title,
+          question: text.question(target.name),
+          consequence: text.consequence,
+          action: `${APPS}/${target.id}/${action}`,
+          button: text.button,
+          cancel: APPS,
+          csrf: ctx.csrf,
+          nav: ctx.nav,
+        }),
+      );
+    });
+  }
 
   app.post('/profile/applications', async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
@@ -224,6 +288,6 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
     if (id === null || !(await applications.delete(ctx.user.id, id))) {
       return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
     }
-    return reply.redirect('/profile/applications', 303);
+    return reply.redirect(`${APPS}?done=deleted`, 303);
   });
 }

@@ -47,6 +47,8 @@ export function trusted(markup: string): Html {
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
+  // One script of ours (copy.js: the copy buttons); pages work without it.
+  "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
   "base-uri 'none'",
@@ -72,19 +74,22 @@ export function layout(title: string, body: Html, nav: Nav | null = null): Html 
           <a class="brand" href="/">pulsegate</a>
           ${
             nav
-              ? html`<nav>
-                  <a href="/profile/applications">Applications</a>
-                  <a href="/profile/personal_access_tokens">Access tokens</a>
-                  <a href="/profile/two_factor_auth">Two-factor authentication</a>
-                  <form method="post" action="/users/sign_out" class="inline">
-                    <input type="hidden" name="authenticity_token" value="${nav.csrf}" />
-                    <button type="submit" class="link">Sign out ${nav.username}</button>
-                  </form>
-                </nav>`
+              ? html`<input type="checkbox" id="nav-toggle" class="nav-toggle" />
+                  <label for="nav-toggle" class="nav-toggle" aria-label="Menu">Menu</label>
+                  <nav>
+                    <a href="/profile/applications">Applications</a>
+                    <a href="/profile/personal_access_tokens">Access tokens</a>
+                    <a href="/profile/two_factor_auth">Two-factor authentication</a>
+                    <form method="post" action="/users/sign_out" class="inline">
+                      <input type="hidden" name="authenticity_token" value="${nav.csrf}" />
+                      <button type="submit" class="link">Sign out ${nav.username}</button>
+                    </form>
+                  </nav>`
               : ''
           }
         </header>
         <main>${body}</main>
+        <script src="/assets/copy.js" defer></script>
       </body>
     </html> `;
 }
@@ -102,7 +107,7 @@ export function sendHtml(reply: FastifyReply, status: number, page: Html): Fasti
     .send(page.value);
 }
 
-export function errorPage(title: string, description: string, nav: Nav | null = null): Html {
+export function errorPage(title: string, description: string | Html, nav: Nav | null = null): Html {
   return layout(
     title,
     html`<section class="card error">
@@ -124,4 +129,46 @@ export function messages(items: readonly string[], kind: 'error' | 'notice' = 'e
       ${items.map((m) => html`<li>${m}</li>`)}
     </ul>
   </div>`;
+}
+
+/**
+ * A button that copies the text of the element `targetId` (copy.js shows it; without JavaScript
+ * it stays hidden and the text is selected by hand).
+ */
+export function copyButton(targetId: string, label: string): Html {
+  return html`<button type="button" class="copy secondary" data-copy="${targetId}" hidden>
+    Copy ${label}
+  </button>`;
+}
+
+/**
+ * The confirmation step before a destructive action, as a page of its own: works without
+ * JavaScript, and the action itself stays a POST with the form token.
+ */
+export function confirmPage(options: {
+  title: string;
+  question: Html;
+  consequence: string;
+  action: string;
+  button: string;
+  cancel: string;
+  csrf: string;
+  nav: Nav;
+}): Html {
+  return layout(
+    options.title,
+    html`<section class="card narrow confirm">
+      <h1>${options.title}</h1>
+      <p>${options.question}</p>
+      <p class="muted">${options.consequence}</p>
+      <form method="post" action="${options.action}">
+        ${csrfField(options.csrf)}
+        <div class="actions">
+          <button type="submit" class="danger-primary">${options.button}</button>
+          <a class="button secondary" href="${options.cancel}">Cancel</a>
+        </div>
+      </form>
+    </section>`,
+    options.nav,
+  );
 }

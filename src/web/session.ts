@@ -13,10 +13,13 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession, SessionKey } from '../services/accounts/sessions.js';
+import {
+  type ActiveSession,
+  SESSION_COOKIE,
+  type SessionKey,
+} from '../services/accounts/sessions.js';
 import type { UserView } from '../services/views.js';
 
-export const SESSION_COOKIE = '_pulsegate_session';
 export const RETURN_TO_COOKIE = '_pulsegate_return_to';
 /**
  * Longer return paths are not kept (the user lands on the default page after sign-in): the cookie
@@ -140,6 +143,16 @@ export function rememberReturnTo(
     maxAge: RETURN_TO_TTL_S,
     signed: true,
   });
+}
+
+/** The remembered path (when its signature holds), kept for later. */
+export function peekReturnTo(request: FastifyRequest): string | null {
+  const raw = request.cookies[RETURN_TO_COOKIE];
+  if (raw === undefined) return null;
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || unsigned.value === null) return null;
+  const path = Buffer.from(unsigned.value, 'base64url').toString('utf8');
+  return path.length <= RETURN_TO_MAX && isLocalPath(path) ? path : null;
 }
 
 /** The remembered path (when its signature holds), forgotten as it is read. */

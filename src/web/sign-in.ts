@@ -10,6 +10,7 @@ import {
   currentSession,
   currentVisit,
   ensureVisit,
+  peekReturnTo,
   formValue,
   signedInUser,
   startVisit,
@@ -19,11 +20,24 @@ import {
 export const SIGN_IN_FAILED = 'Invalid login or password.';
 const HOME = '/profile/applications';
 
-function signInForm(csrf: string, login: string, errors: string[]): Html {
+function signInForm(
+  csrf: string,
+  login: string,
+  errors: string[],
+  forApp: string | null = null,
+): Html {
   return layout(
     'Sign in',
     html`<section class="card narrow">
       <h1>Sign in</h1>
+      ${
+        forApp === null
+          ? ''
+          : html`<p class="for-app">
+              Sign in to continue to <strong>${forApp}</strong>. You will be asked to authorize it
+              next.
+            </p>`
+      }
       ${messages(errors)}
       <form method="post" action="/users/sign_in">
         ${csrfField(csrf)}
@@ -34,7 +48,7 @@ function signInForm(csrf: string, login: string, errors: string[]): Html {
         <label
           >Password <input type="password" name="password" autocomplete="current-password" required
         /></label>
-        <button type="submit">Sign in</button>
+        <button type="submit" class="primary">Sign in</button>
       </form>
     </section>`,
   );
@@ -58,7 +72,7 @@ function otpForm(csrf: string, errors: string[]): Html {
             required
             autofocus
         /></label>
-        <button type="submit">Verify</button>
+        <button type="submit" class="primary">Verify</button>
       </form>
     </section>`,
   );
@@ -86,10 +100,19 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
   const { sessions, accounts } = services.oauth;
   const csrfOf = (key: SessionKey) => sessions.csrfToken(key, FORM_PURPOSE);
 
+  /** The application a sign-in interrupted at `/oauth/authorize` is for, by name. */
+  async function signingInFor(request: FastifyRequest): Promise<string | null> {
+    const path = peekReturnTo(request);
+    if (path === null || !path.startsWith('/oauth/authorize?')) return null;
+    const clientId = new URLSearchParams(path.slice(path.indexOf('?') + 1)).getAll('client_id');
+    if (clientId.length !== 1) return null;
+    return (await services.oauth.applications.viewByUid(clientId[0]!))?.name ?? null;
+  }
+
   app.get('/users/sign_in', async (request, reply) => {
     const visit = await ensureVisit(services, request, reply);
     if (await signedInUser(services, visit.session)) return reply.redirect(HOME, 303);
-    return sendHtml(reply, 200, signInForm(csrfOf(visit), '', []));
+    return sendHtml(reply, 200, signInForm(csrfOf(visit), '', [], await signingInFor(request)));
   });
 
   app.post('/users/sign_in', async (request: FastifyRequest, reply) => {
@@ -102,7 +125,11 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
         refuseTwoFactor: false,
       });
       if (result.outcome === 'invalid') {
-        return sendHtml(reply, 401, signInForm(csrfOf(visit), login, [SIGN_IN_FAILED]));
+        return sendHtml(
+          reply,
+          401,
+          signInForm(csrfOf(visit), login, [SIGN_IN_FAILED], await signingInFor(request)),
+        );
       }
       if (result.outcome === 'two_factor_required') {
         const pending = await sessions.startPending(visit.session, result.user.id);

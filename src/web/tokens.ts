@@ -1,13 +1,34 @@
-/** `/profile/personal_access_tokens`: create (token shown once), list, revoke. */
+/** `/profile/personal_access_tokens`: create (token shown once), list, revoke after confirming. */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
 import { API_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { expiryInstant } from '../services/accounts/credentials.js';
 import type { PersonalTokenView } from '../services/views.js';
+import { SCOPE_DESCRIPTIONS } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
-import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';
+import {
+  type Html,
+  confirmPage,
+  copyButton,
+  csrfField,
+  errorPage,
+  html,
+  layout,
+  messages,
+  sendHtml,
+} from './html.js';
 import { formValue, formValues } from './session.js';
+
+const TOKENS = '/profile/personal_access_tokens';
+
+interface TokenForm {
+  name: string;
+  scopes: readonly string[];
+  expiresAt: string;
+}
+
+const EMPTY: TokenForm = { name: '', scopes: [], expiresAt: '' };
 
 function status(row: PersonalTokenView, now: number): string {
   if (row.revoked) return 'Revoked';
@@ -15,40 +36,57 @@ function status(row: PersonalTokenView, now: number): string {
   return expiry !== null && now >= expiry ? 'Expired' : 'Active';
 }
 
+function day(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
 function tokensPage(
   ctx: PageContext,
   rows: PersonalTokenView[],
   now: number,
   created: string | null,
+  form: TokenForm,
   errors: string[],
+  notice: string | null = null,
 ): Html {
   return layout(
     'Personal access tokens',
-    html`${
+    html`${notice ? html`${messages([notice], 'notice')}` : ''}
+      ${
         created
           ? html`<section class="card">
               <h2>Your new personal access token</h2>
               <p class="flash notice">Copy it now. It is shown only once.</p>
-              <p><code id="created-token">${created}</code></p>
+              <p class="secret">
+                <code id="created-token">${created}</code> ${copyButton('created-token', 'token')}
+              </p>
             </section>`
           : ''
       }
       <section class="card">
         <h1>Personal access tokens</h1>
         ${messages(errors)}
-        <form method="post" action="/profile/personal_access_tokens">
+        <form method="post" action="${TOKENS}">
           ${csrfField(ctx.csrf)}
-          <label>Token name <input name="name" required /></label>
+          <label>Token name <input name="name" value="${form.name}" required /></label>
           <label
-            >Expiration date <span class="muted">(optional, YYYY-MM-DD)</span>
-            <input type="date" name="expires_at"
+            >Expiration date
+            <span class="muted">(optional; the token stops working when this day starts, UTC)</span>
+            <input type="date" name="expires_at" value="${form.expiresAt}"
           /></label>
           <fieldset>
             <legend>Scopes</legend>
             ${API_SCOPES.map(
               (s) =>
                 html`<label class="check"
-                  ><input type="checkbox" name="scopes" value="${s}" /> <code>${s}</code></label
+                  ><input
+                    type="checkbox"
+                    name="scopes"
+                    value="${s}"
+                    ${form.scopes.includes(s) ? html`checked` : ''}
+                  />
+                  <code>${s}</code>
+                  <span class="muted scope-description">${SCOPE_DESCRIPTIONS[s] ?? ''}</span></label
                 >`,
             )}
           </fieldset>
@@ -60,12 +98,13 @@ function tokensPage(
         ${
           rows.length === 0
             ? html`<p class="muted">No tokens.</p>`
-            : html`<table class="list">
+            : html`<table class="list stack">
                 <thead>
                   <tr>
                     <th>Name</th>
                     <th>Scopes</th>
                     <th>Created</th>
+                    <th>Last used</th>
                     <th>Expires</th>
                     <th>Status</th>
                     <th></th>
@@ -75,23 +114,24 @@ function tokensPage(
                   ${rows.map(
                     (row) =>
                       html`<tr>
-                        <td>${row.name}</td>
-                        <td>${row.scopes.join(' ')}</td>
-                        <td>${new Date(row.createdAt).toISOString().slice(0, 10)}</td>
-                        <td>${row.expiresAt ?? 'Never'}</td>
-                        <td>${status(row, now)}</td>
-                        <td>
+                        <td data-label="Name">${row.name}</td>
+                        <td data-label="Scopes">${row.scopes.join(' ')}</td>
+                        <td data-label="Created">${day(row.createdAt)}</td>
+                        <td data-label="Last used">
+                          ${row.lastUsedAt === null ? 'Never' : day(row.lastUsedAt)}
+                        </td>
+                        <td data-label="Expires">${row.expiresAt ?? 'Never'}</td>
+                        <td data-label="Status">${status(row, now)}</td>
+                        <td class="row-actions">
                           ${
                             row.revoked
                               ? ''
-                              : html`<form
-                                  method="post"
-                                  action="/profile/personal_access_tokens/${row.id}/revoke"
-                                >
-                                  ${csrfField(ctx.csrf)}<button type="submit" class="danger">
-                                    Revoke
-                                  </button>
-                                </form>`
+                              : html`<a
+                                  class="button danger"
+                                  href="${TOKENS}/${row.id}/revoke"
+                                  aria-label="Revoke ${row.name}"
+                                  >Revoke</a
+                                >`
                           }
                         </td>
                       </tr>`,
@@ -104,41 +144,74 @@ function tokensPage(
   );
 }
 
+function tokenId(params: unknown): number | null {
+  const raw = (params as { id?: string }).id ?? '';
+  return /^\d{1,9}$/.test(raw) ? Number(raw) : null;
+}
+
 export function tokenRoutes(app: FastifyInstance, services: Services): void {
   const { accounts } = services.oauth;
   const now = () => services.clock.now();
 
-  app.get('/profile/personal_access_tokens', async (request, reply) => {
+  app.get(TOKENS, async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
     const rows = await accounts.listTokens(ctx.user.id);
-    return sendHtml(reply, 200, tokensPage(ctx, rows, now(), null, []));
+    const revoked = (request.query as { done?: string }).done === 'revoked';
+    const notice = revoked ? 'The token was revoked. It no longer works.' : null;
+    return sendHtml(reply, 200, tokensPage(ctx, rows, now(), null, EMPTY, [], notice));
   });
 
-  app.post('/profile/personal_access_tokens', async (request, reply) => {
+  app.post(TOKENS, async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
+    const form: TokenForm = {
+      name: formValue(request.body, 'name') ?? '',
+      scopes: formValues(request.body, 'scopes'),
+      expiresAt: formValue(request.body, 'expires_at') ?? '',
+    };
     try {
-      const { token } = await accounts.createToken(ctx.user.id, {
-        name: formValue(request.body, 'name') ?? '',
-        scopes: formValues(request.body, 'scopes'),
-        expiresAt: formValue(request.body, 'expires_at') ?? '',
-      });
+      const { token } = await accounts.createToken(ctx.user.id, form);
       const rows = await accounts.listTokens(ctx.user.id);
-      return sendHtml(reply, 201, tokensPage(ctx, rows, now(), token, []));
+      return sendHtml(reply, 201, tokensPage(ctx, rows, now(), token, EMPTY, []));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const rows = await accounts.listTokens(ctx.user.id);
-      return sendHtml(reply, 422, tokensPage(ctx, rows, now(), null, error.messages));
+      return sendHtml(reply, 422, tokensPage(ctx, rows, now(), null, form, error.messages));
     }
   });
 
-  app.post('/profile/personal_access_tokens/:id/revoke', async (request, reply) => {
+  /** The confirmation step: a page that asks, whose form does the revoking. */
+  app.get(`${TOKENS}/:id/revoke`, async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    const raw = (request.params as { id?: string }).id ?? '';
-    const ok = /^\d{1,9}$/.test(raw) && (await accounts.revokeToken(ctx.user.id, Number(raw)));
+    const id = tokenId(request.params);
+    const rows = id === null ? [] : await accounts.listTokens(ctx.user.id);
+    const row = rows.find((r) => r.id === id && !r.revoked);
+    if (!row) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
+    return sendHtml(
+      reply,
+      200,
+      confirmPage({
+        title: 'Revoke token',
+        question: html`Revoke the token <strong>${row.name}</strong>?`,
+        consequence:
+          'Anything still using it stops working at once. This cannot be undone: make a new token instead.',
+        action: `${TOKENS}/${row.id}/revoke`,
+        button: 'Revoke token',
+        cancel: TOKENS,
+        csrf: ctx.csrf,
+        nav: ctx.nav,
+      }),
+    );
+  });
+
+  app.post(`${TOKENS}/:id/revoke`, async (request, reply) => {
+    const ctx = await requireUser(services, request, reply);
+    if (!ctx) return reply;
+    const id = tokenId(request.params);
+    const ok = id !== null && (await accounts.revokeToken(ctx.user.id, id));
     if (!ok) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
-    return reply.redirect('/profile/personal_access_tokens', 303);
+    return reply.redirect(`${TOKENS}?done=revoked`, 303);
   });
 }

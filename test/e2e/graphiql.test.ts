@@ -14,7 +14,10 @@ import { Fixtures } from '../helpers/fixtures.js';
 import { type TestServer, startServer } from '../helpers/server.js';
 
 // The DOM as seen from page.evaluate callbacks (the project's TypeScript has no DOM library).
-declare const document: { querySelector(selector: string): unknown };
+declare const document: {
+  querySelector(selector: string): unknown;
+  documentElement: { scrollWidth: number };
+};
 declare const window: { localStorage: Record<string, string> };
 
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
@@ -50,6 +53,14 @@ async function putQuery(page: Page, query: string): Promise<void> {
   await page.waitForURL((url) => url.searchParams.get('query') === query);
 }
 
+/** The end cursor the result editor shows (opaque: read back rather than predicted). */
+async function endCursor(page: Page): Promise<string | null> {
+  const shown = JSON.parse(await editorText(page, RESULT_EDITOR)) as {
+    data?: { events?: { pageInfo?: { endCursor?: string | null } } };
+  };
+  return shown.data?.events?.pageInfo?.endCursor ?? null;
+}
+
 /** Runs the query with GraphiQL's run button and returns the parsed result editor's text. */
 async function run(page: Page): Promise<unknown> {
   await page.getByRole('button', { name: 'Execute query (Ctrl-Enter)' }).click();
@@ -66,6 +77,7 @@ describe('GraphiQL in Chromium', { skip: BROWSER_SKIP }, () => {
   let server: TestServer;
   let browser: Browser;
   let token: string;
+  let aliceId: number;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -73,6 +85,7 @@ describe('GraphiQL in Chromium', { skip: BROWSER_SKIP }, () => {
       seed: async (store) => {
         const f = new Fixtures(store);
         const alice = await f.user('alice');
+        aliceId = alice.id;
         const project = await f.project('alice/app', alice.id, 'private');
         await f.member(project.id, alice.id, 50);
         const issue = await f.issue(project.id, alice.id, 'Browser-visible bug');
@@ -95,8 +108,18 @@ describe('GraphiQL in Chromium', { skip: BROWSER_SKIP }, () => {
     await server?.close();
   });
 
-  async function open(path: string): Promise<Watched> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  async function open(
+    path: string,
+    options: { session?: string; width?: number; height?: number } = {},
+  ): Promise<Watched> {
+    const context = await browser.newContext({
+      viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    });
+    if (options.session) {
+      await context.addCookies([
+        { name: '_pulsegate_session', value: options.session, url: server.url, httpOnly: true },
+      ]);
+    }
     const page = await context.newPage();
     const watched: Watched = { page, offsite: [], consoleErrors: [] };
     page.on('request', (request) => {
@@ -233,5 +256,76 @@ describe('GraphiQL in Chromium', { skip: BROWSER_SKIP }, () => {
     assert.deepEqual(await run(page), { data: { currentUser: null } });
     assert.deepEqual(consoleErrors, []);
     await page.context().close();
+  });
+
+  it('a query typed and run at once runs (no stale operation name from the last query)', async () => {
+    const { page, consoleErrors } = await open('/graphiql');
+    // The default query names its operation (MyActivity); replace it and run without a pause.
+    await page.locator(QUERY_EDITOR).click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('{ currentUser { id } }');
+    assert.deepEqual(await run(page), { data: { currentUser: null } });
+    // And the other way: a named operation typed over an anonymous one runs too.
+    await page.locator(QUERY_EDITOR).click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('query Again { currentUser { username } }');
+    await page.getByRole('button', { name: 'Execute query (Ctrl-Enter)' }).click();
+    await page.waitForFunction(
+      (selector) =>
+        (
+          document.querySelector(selector) as unknown as { CodeMirror: { getValue(): string } }
+        ).CodeMirror.getValue().includes('"username"') ||
+        (
+          document.querySelector(selector) as unknown as { CodeMirror: { getValue(): string } }
+        ).CodeMirror.getValue().includes('"currentUser": null'),
+      RESULT_EDITOR,
+    );
+    assert.deepEqual(JSON.parse(await editorText(page, RESULT_EDITOR)), {
+      data: { currentUser: null },
+    });
+    assert.deepEqual(consoleErrors, []);
+    await page.context().close();
+  });
+
+  it('signed in, GraphiQL runs as the user with no token pasted; the welcome fits the pane', async () => {
+    const session = await server.services.oauth.sessions.signIn(null, aliceId);
+    const { page, offsite, consoleErrors } = await open('/graphiql', { session: session.id });
+    const welcome = await editorText(page, QUERY_EDITOR);
+    assert.match(
+      welcome,
+      /^# Welcome to pulsegate's GraphiQL\.\n#\n# Signed in as alice: queries run as you\n/,
+    );
+    // No line of the welcome runs past the editor pane (no horizontal scrolling).
+    const overflow = await page.$eval('.graphiql-query-editor .CodeMirror-scroll', (element) => {
+      const e = element as unknown as { scrollWidth: number; clientWidth: number };
+      return e.scrollWidth - e.clientWidth;
+    });
+    assert.ok(overflow <= 0, `the welcome overflows the pane by ${overflow} px`);
+    await page.screenshot({ path: new URL('graphiql-signed-in.png', ARTIFACTS).pathname });
+    assert.deepEqual(await run(page), {
+      data: {
+        currentUser: { username: 'alice' },
+        events: {
+          totalCount: 1,
+          nodes: [
+            {
+              actionName: 'opened',
+              createdAt: '2026-01-02T10:00:00.000Z',
+              targetTitle: 'Browser-visible bug',
+              project: { fullPath: 'alice/app' },
+            },
+          ],
+          pageInfo: { hasNextPage: false, endCursor: (await endCursor(page)) ?? null },
+        },
+      },
+    });
+    assert.deepEqual(offsite, []);
+    assert.deepEqual(consoleErrors, []);
+    await page.context().close();
+
+    // The same session on a phone: a screenshot for the record.
+    const phone = await open('/graphiql', { session: session.id, width: 390, height: 844 });
+    await phone.page.screenshot({ path: new URL('graphiql-phone.png', ARTIFACTS).pathname });
+    await phone.page.context().close();
   });
 });

@@ -6,15 +6,33 @@
   var container = document.getElementById('graphiql');
   var endpoint = container.dataset.endpoint;
 
-  var DEFAULT_QUERY = [
-    "# Welcome to pulsegate's GraphiQL.",
+  var csrf = container.dataset.csrf;
+  var username = container.dataset.username;
+
+  // Short lines: the welcome must fit the editor pane beside the results, even on a laptop.
+  var WELCOME = csrf
+    ? [
+        "# Welcome to pulsegate's GraphiQL.",
+        '#',
+        '# Signed in as ' + username + ': queries run as you',
+        '# (read access). To try a token instead, add',
+        '#   { "Authorization": "Bearer <token>" }',
+        '# under "Headers" below.',
+      ]
+    : [
+        "# Welcome to pulsegate's GraphiQL.",
+        '#',
+        '# Sign in (/users/sign_in) and reload to run',
+        '# queries as yourself, or open "Headers"',
+        '# below and enter',
+        '#   { "Authorization": "Bearer <token>" }',
+        '# (a personal access token or OAuth token',
+        '# with scope read_api or api). Headers are',
+        '# never saved.',
+      ];
+  var DEFAULT_QUERY = WELCOME.concat([
     '#',
-    '# Most data needs a token: open "Headers" below and enter',
-    '#   { "Authorization": "Bearer <your token>" }',
-    '# (a personal access token or an OAuth access token with scope read_api or api;',
-    '# { "PRIVATE-TOKEN": "<your token>" } works too). Headers are never saved.',
-    '#',
-    '# Run with Ctrl+Enter or the ▶ button; the Docs button on the left lists every type.',
+    '# Run: Ctrl+Enter or ▶. Docs: the book icon.',
     '',
     'query MyActivity {',
     '  currentUser {',
@@ -37,7 +55,7 @@
     '  }',
     '}',
     '',
-  ].join('\n');
+  ]).join('\n');
 
   // `?query=` and `?variables=` open a shared link; edits are written back so the address bar can
   // be shared again. Headers never go into the address: they hold the user's token.
@@ -107,9 +125,39 @@
     return keys;
   }
 
+  // GraphiQL re-reads the operation names 100 ms after an edit, so a query typed and run at once
+  // would go out with the previous query's operation name ("Unknown operation named …"). The
+  // fetcher sends the name only when the text being sent defines it; a name that is not there
+  // is dropped, and the server runs the document's only operation.
+  function operationNames(query) {
+    var names = [];
+    var pattern = /\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/g;
+    var text = query.replace(/"(?:[^"\\\n]|\\.)*"|#[^\n]*/g, ' ');
+    var match;
+    while ((match = pattern.exec(text)) !== null) names.push(match[1]);
+    return names;
+  }
+  var fetchGraphQL = GraphiQL.createFetcher({
+    url: endpoint,
+    enableIncrementalDelivery: false,
+    // The signed-in session: the cookie goes along (same origin), with its CSRF token.
+    headers: csrf ? { 'X-CSRF-Token': csrf } : {},
+  });
+  function fetcher(params, options) {
+    var name = params.operationName;
+    if (
+      name &&
+      typeof params.query === 'string' &&
+      operationNames(params.query).indexOf(name) < 0
+    ) {
+      params = Object.assign({}, params, { operationName: undefined });
+    }
+    return fetchGraphQL(params, options);
+  }
+
   var props = {
     storage: storage,
-    fetcher: GraphiQL.createFetcher({ url: endpoint, enableIncrementalDelivery: false }),
+    fetcher: fetcher,
     defaultQuery: DEFAULT_QUERY,
     isHeadersEditorEnabled: true,
     // Headers (the token) live in this page only: never in localStorage, and GraphiQL's settings

@@ -3,6 +3,8 @@
  * holds no inline script, so the policy keeps `script-src 'self'`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { browserSessionToken } from '../../http/credentials.js';
+import type { Services } from '../../services/container.js';
 import {
   ASSET_PREFIX,
   type Asset,
@@ -35,7 +37,22 @@ const POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function page(assets: ExplorerAssets): string {
+/** Attribute text: the values are ours (a base64url token, a username), escaped all the same. */
+function attribute(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * The page; for a signed-in browser it carries the session's GraphQL CSRF token and username, so
+ * GraphiQL's fetcher runs queries as that user (the cookie goes along, same-origin only).
+ */
+function page(
+  assets: ExplorerAssets,
+  signedIn: { token: string; username: string } | null,
+): string {
+  const session = signedIn
+    ? ` data-csrf="${attribute(signedIn.token)}" data-username="${attribute(signedIn.username)}"`
+    : '';
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -48,7 +65,7 @@ function page(assets: ExplorerAssets): string {
     <style>${PAGE_STYLE}</style>
   </head>
   <body>
-    <div id="graphiql" data-endpoint="/api/graphql">Loading GraphiQL…</div>
+    <div id="graphiql" data-endpoint="/api/graphql"${session}>Loading GraphiQL…</div>
     <noscript>GraphiQL needs JavaScript.</noscript>
     <script src="${assets.react.url}"></script>
     <script src="${assets.reactDom.url}"></script>
@@ -71,21 +88,25 @@ async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: As
   return reply.send(asset.body);
 }
 
-export function explorerRoutes(app: FastifyInstance): void {
+export function explorerRoutes(app: FastifyInstance, services: Services): void {
   const assets = explorerAssets();
-  const html = page(assets);
 
-  app.get('/graphiql', (_request, reply) =>
-    reply
-      .header('content-type', 'text/html; charset=utf-8')
-      .header('content-security-policy', POLICY)
-      .header('x-content-type-options', 'nosniff')
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      // The page names the assets by digest: revalidate it so an upgrade is seen at once.
-      .header('cache-control', 'no-cache')
-      .send(html),
-  );
+  app.get('/graphiql', async (request, reply) => {
+    const signedIn = await browserSessionToken(services, request);
+    return (
+      reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', POLICY)
+        .header('x-content-type-options', 'nosniff')
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
+        // The page names the assets by digest: revalidate it so an upgrade is seen at once. A
+        // signed-in page holds the session's CSRF token: never stored.
+        .header('cache-control', signedIn ? 'no-store' : 'no-cache')
+        .header('vary', 'cookie')
+        .send(page(assets, signedIn))
+    );
+  });
   app.get(`${ASSET_PREFIX}:file`, (request, reply) => {
     const asset = assets.byUrl.get(`${ASSET_PREFIX}${(request.params as { file: string }).file}`);
     if (!asset) return reply.callNotFound();

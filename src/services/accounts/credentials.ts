@@ -30,7 +30,8 @@ export interface PresentedCredentials {
   accessTokenParam?: string | undefined;
 }
 
-export type PrincipalKind = 'personal_access_token' | 'oauth_access_token';
+/** `browser_session`: a signed-in browser on GraphiQL, with its session's CSRF token. */
+export type PrincipalKind = 'personal_access_token' | 'oauth_access_token' | 'browser_session';
 
 export interface Principal {
   user: UserView;

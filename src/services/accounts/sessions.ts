@@ -14,6 +14,9 @@ import type { SecretStore } from '../../store/secrets.js';
 import type { SessionStore } from '../../store/sessions.js';
 import type { Clock } from '../clock.js';
 
+/** The cookie that carries the session id (set by the web face, read by GraphQL too). */
+export const SESSION_COOKIE = '_pulsegate_session';
+
 /** Password checked, second factor pending: as long as the anonymous form used to live. */
 const PENDING_TTL_MS = 60 * 60_000;
 const SIGNED_IN_TTL_MS = 12 * 60 * 60_000;

@@ -48,6 +48,12 @@ export class ApplicationService {
     return this.apps.byUid(uid);
   }
 
+  /** The application a client_id names, as its owner and users see it; undefined when none. */
+  async viewByUid(uid: string): Promise<ApplicationView | undefined> {
+    const row = uid.length <= 200 ? await this.apps.byUid(uid) : undefined;
+    return row && applicationView(row);
+  }
+
   async byId(id: number): Promise<ApplicationView | undefined> {
     const row = await this.apps.byId(id);
     return row && applicationView(row);
@@ -59,19 +65,22 @@ export class ApplicationService {
   ): Promise<{ app: ApplicationView; secret: string }> {
     const problems: string[] = [];
     const name = input.name.trim();
-    if (name === '' || name.length > 255) problems.push('Name must be 1 to 255 characters');
+    if (name === '' || name.length > 255)
+      problems.push('Give the application a name (up to 255 characters).');
     const uris = input.redirectUris
       .split(/\r?\n/)
       .map((u) => u.trim())
       .filter(Boolean);
-    if (uris.length === 0) problems.push('Redirect URI is required');
+    if (uris.length === 0) problems.push('Enter at least one redirect URI.');
     for (const uri of uris) {
       const problem = redirectUriProblem(uri);
       if (problem) problems.push(`Redirect URI ${uri} ${problem}`);
     }
     const scopes = input.scopes.filter(isScope);
-    if (scopes.length === 0 || scopes.length !== input.scopes.length) {
+    if (scopes.length !== input.scopes.length) {
       problems.push(`Scopes must be chosen from ${SCOPES.join(', ')}`);
+    } else if (scopes.length === 0) {
+      problems.push('Choose at least one scope.');
     }
     const alg = input.idTokenSignedResponseAlg;
     if (alg !== undefined && !isIdTokenAlg(alg)) {
