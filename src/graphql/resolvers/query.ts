@@ -23,6 +23,7 @@ export class QueryResolver {
   }
 
   @Query(() => EventConnectionType, {
+    nullable: true,
     description: "The viewer's events (REST /events); scope ALL as REST scope=all. Needs a token.",
   })
   async events(@Args(() => ViewerEventsArgs) args: ViewerEventsArgs, @Ctx() ctx: GraphQLContext) {
