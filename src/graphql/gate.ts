@@ -41,6 +41,8 @@ export interface Prepared {
   principal: Principal | null;
   /** The request's Accept header: Apollo picks the response content type from it. */
   accept: string | undefined;
+  /** The operation's cost as the gate computed it, and the limit it was held to. */
+  cost: { score: number; limit: number };
 }
 
 interface CacheEntry {
@@ -155,6 +157,7 @@ export class Gate {
       variables,
       principal,
       accept: typeof accept === 'string' ? accept : undefined,
+      cost: { score: complexity, limit: maxComplexity },
     };
   }
 

@@ -79,7 +79,13 @@ export function graphqlApi(services: Services) {
             const ticket = results.admit(prepared);
             const hit = ticket && results.get(ticket);
             if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
-            const context = createContext(services, prepared.principal, request.log, eventModels);
+            const context = createContext(
+              services,
+              prepared.principal,
+              request.log,
+              eventModels,
+              prepared.cost,
+            );
             const outcome = await execute(request, prepared, context);
             reply.code(outcome.status).header('content-type', outcome.contentType);
             if (!ticket || outcome.failed || outcome.status !== 200)

@@ -53,6 +53,7 @@ export class Presenter {
         username: row.username,
         name: row.name,
         state: row.state,
+        locked: false,
         avatarUrl: avatarUrl(row),
         webUrl: userWebUrl(this.externalUrl, row),
       };
@@ -114,6 +115,7 @@ export class Presenter {
       targetTitle: view.targetTitle,
       author: this.maybeUser(view.author),
       project: this.project(view.project),
+      imported: false,
       payload: view.note ? this.note(view.note) : view.push ? this.push(view, view.push) : null,
     };
   }
@@ -149,13 +151,16 @@ export class Presenter {
       commitTo: push.commitTo,
       commitCount: push.commitCount,
       commitTitle: push.commitTitle,
-      commits: push.commits,
+      commits: push.commits.map((commit) => ({ ...commit, timestamp: instant(commit.timestamp) })),
       repository: {
         name: project.name,
         url: repositorySshUrl(this.externalUrl, project),
         description: project.description,
         homepage: projectWebUrl(this.externalUrl, project),
       },
+      userId: view.authorId,
+      userName: view.author?.name ?? '',
+      refCount: null,
     };
   }
 
@@ -201,4 +206,10 @@ export class Presenter {
       createdAt: snippet.createdAt,
     };
   }
+}
+
+/** A commit time as stored (ISO 8601 with an offset) as the `Time` scalar prints it (UTC). */
+function instant(text: string): number | string {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : text;
 }

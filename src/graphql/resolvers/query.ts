@@ -9,6 +9,7 @@ import { fromGlobalId } from '../ids.js';
 import { EventConnectionType, ViewerEventsArgs } from '../types/connection.js';
 import { NodeInterface } from '../types/node.js';
 import { ProjectType } from '../types/project.js';
+import { QueryComplexityType } from '../types/complexity.js';
 import { UserType } from '../types/user.js';
 
 @Resolver()
@@ -50,6 +51,13 @@ export class QueryResolver {
   async project(@Arg('idOrPath', () => ID) idOrPath: string, @Ctx() ctx: GraphQLContext) {
     ctx.authorize(ENDPOINT_SCOPES.project);
     return ctx.present.project(await ctx.reader.project(idOrPath));
+  }
+
+  @Query(() => QueryComplexityType, {
+    description: 'What this query costs (the number the request gate computed) and its limit.',
+  })
+  queryComplexity(@Ctx() ctx: GraphQLContext): QueryComplexityType {
+    return { score: ctx.cost.score, limit: ctx.cost.limit };
   }
 
   @Query(() => NodeInterface, {

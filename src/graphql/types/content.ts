@@ -3,6 +3,12 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { TimeScalar } from './scalars.js';
 import { UserType } from './user.js';
 
+/**
+ * Nullable on every member of `EventTarget`/`EventPayload` alike: personal snippets have no
+ * project, and a field selected across a union must have one type on all its members.
+ */
+const PROJECT_ID = 'The numeric id of the project; null for personal snippets only.';
+
 @ObjectType('Issue', { simpleResolvers: true })
 export class IssueType {
   __typename!: 'Issue';
@@ -11,7 +17,8 @@ export class IssueType {
   @Field(() => String) title!: string;
   @Field(() => String) state!: string;
   @Field(() => Boolean) confidential!: boolean;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
@@ -23,7 +30,8 @@ export class MergeRequestType {
   @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
   @Field(() => String) title!: string;
   @Field(() => String) state!: string;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
@@ -34,7 +42,8 @@ export class MilestoneType {
   @Field(() => Int) databaseId!: number;
   @Field(() => Int) iid!: number;
   @Field(() => String) title!: string;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
 
@@ -43,7 +52,8 @@ export class SnippetType {
   __typename!: 'Snippet';
   @Field(() => Int) databaseId!: number;
   @Field(() => String) title!: string;
-  @Field(() => Int, { nullable: true }) projectId!: number | null;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
@@ -60,7 +70,8 @@ export class NoteType {
   @Field(() => Int) noteableId!: number;
   @Field(() => Int, { nullable: true, description: 'iid of the issue or merge request.' })
   noteableIid!: number | null;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
   @Field(() => TimeScalar) updatedAt!: number;
