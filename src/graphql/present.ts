@@ -11,7 +11,7 @@ import {
   userWebUrl,
 } from '../domain/links.js';
 import { BLANK_SHA } from '../domain/vocabulary.js';
-import type { EventView, PushView } from '../services/activity.js';
+import type { EventTarget, EventView, PushView } from '../services/activity.js';
 import type {
   IssueView,
   MergeRequestView,
@@ -123,6 +123,7 @@ export class Presenter {
   note(note: NoteView): NoteType {
     return {
       __typename: 'Note',
+      id: toGlobalId('Note', note.id),
       databaseId: note.id,
       body: note.body,
       system: note.system,
@@ -164,10 +165,31 @@ export class Presenter {
     };
   }
 
+  /** The model of an event's target (or of a node looked up by id). */
+  target(target: EventTarget) {
+    switch (target.type) {
+      case 'Issue':
+        return this.issue(target.issue, target.author);
+      case 'MergeRequest':
+        return this.mergeRequest(target.mergeRequest, target.author);
+      case 'Milestone':
+        return this.milestone(target.milestone);
+      case 'Snippet':
+        return this.snippet(target.snippet, target.author);
+      case 'Note':
+        return this.note(target.note);
+      case 'Project':
+        return this.project(target.project);
+      case 'User':
+        return this.user(target.user);
+    }
+  }
+
   issue(issue: IssueView, author: UserView | null): IssueType {
     return {
       ...this.mergeRequest(issue, author),
       __typename: 'Issue',
+      id: toGlobalId('Issue', issue.id),
       confidential: issue.confidential,
     };
   }
@@ -175,6 +197,7 @@ export class Presenter {
   mergeRequest(mr: MergeRequestView, author: UserView | null): MergeRequestType {
     return {
       __typename: 'MergeRequest',
+      id: toGlobalId('MergeRequest', mr.id),
       databaseId: mr.id,
       iid: mr.iid,
       title: mr.title,
@@ -188,6 +211,7 @@ export class Presenter {
   milestone(milestone: MilestoneView): MilestoneType {
     return {
       __typename: 'Milestone',
+      id: toGlobalId('Milestone', milestone.id),
       databaseId: milestone.id,
       iid: milestone.iid,
       title: milestone.title,
@@ -199,6 +223,7 @@ export class Presenter {
   snippet(snippet: SnippetView, author: UserView | null): SnippetType {
     return {
       __typename: 'Snippet',
+      id: toGlobalId('Snippet', snippet.id),
       databaseId: snippet.id,
       title: snippet.title,
       projectId: snippet.projectId,

@@ -1,5 +1,6 @@
 /** Objects an event can be about (its target) besides users and projects. */
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { NodeInterface } from './node.js';
 import { TimeScalar } from './scalars.js';
 import { UserType } from './user.js';
 
@@ -9,9 +10,10 @@ import { UserType } from './user.js';
  */
 const PROJECT_ID = 'The numeric id of the project; null for personal snippets only.';
 
-@ObjectType('Issue', { simpleResolvers: true })
+@ObjectType('Issue', { implements: NodeInterface, simpleResolvers: true })
 export class IssueType {
   __typename!: 'Issue';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (#iid).' }) iid!: number;
   @Field(() => String) title!: string;
@@ -23,9 +25,10 @@ export class IssueType {
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('MergeRequest', { simpleResolvers: true })
+@ObjectType('MergeRequest', { implements: NodeInterface, simpleResolvers: true })
 export class MergeRequestType {
   __typename!: 'MergeRequest';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
   @Field(() => String) title!: string;
@@ -36,9 +39,10 @@ export class MergeRequestType {
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('Milestone', { simpleResolvers: true })
+@ObjectType('Milestone', { implements: NodeInterface, simpleResolvers: true })
 export class MilestoneType {
   __typename!: 'Milestone';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int) iid!: number;
   @Field(() => String) title!: string;
@@ -47,9 +51,10 @@ export class MilestoneType {
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('Snippet', { simpleResolvers: true })
+@ObjectType('Snippet', { implements: NodeInterface, simpleResolvers: true })
 export class SnippetType {
   __typename!: 'Snippet';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => String) title!: string;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })
@@ -58,9 +63,14 @@ export class SnippetType {
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('Note', { simpleResolvers: true, description: 'A comment.' })
+@ObjectType('Note', {
+  implements: NodeInterface,
+  simpleResolvers: true,
+  description: 'A comment.',
+})
 export class NoteType {
   __typename!: 'Note';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => String) body!: string;
   @Field(() => Boolean) system!: boolean;

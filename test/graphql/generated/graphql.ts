@@ -138,7 +138,12 @@ export type NodeQueryVariables = Exact<{
 
 export type NodeQuery = { node:
     | { __typename: 'Event', databaseId: number, id: string }
+    | { __typename: 'Issue', id: string }
+    | { __typename: 'MergeRequest', id: string }
+    | { __typename: 'Milestone', id: string }
+    | { __typename: 'Note', id: string }
     | { __typename: 'Project', databaseId: number, id: string }
+    | { __typename: 'Snippet', id: string }
     | { __typename: 'User', databaseId: number, id: string }
    | null };
 
@@ -149,7 +154,12 @@ export type NodesQueryVariables = Exact<{
 
 export type NodesQuery = { nodes: Array<
     | { __typename: 'Event', id: string }
+    | { __typename: 'Issue', id: string }
+    | { __typename: 'MergeRequest', id: string }
+    | { __typename: 'Milestone', id: string }
+    | { __typename: 'Note', id: string }
     | { __typename: 'Project', id: string }
+    | { __typename: 'Snippet', id: string }
     | { __typename: 'User', id: string }
    | null> };
 
