@@ -32,6 +32,8 @@ export interface Config {
    * protected only by the database itself.
    */
   keyEncryptionKey: string | null;
+  /** Origins browser apps may call `/api/v4` and `/api/graphql` from (`*`: any; no credentials). */
+  corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +53,7 @@ export interface ConfigInput {
   passwordGrant?: string | boolean | undefined;
   pageCache?: string | boolean | undefined;
   keyEncryptionKey?: string | undefined;
+  corsOrigins?: string | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -93,6 +96,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       `key-encryption key must be at least ${KEY_ENCRYPTION_KEY_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
     );
   }
+  const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
   return {
     host,
     port,
@@ -106,7 +110,32 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
     pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
     keyEncryptionKey,
+    corsOrigins,
   };
+}
+
+/** `*` or a comma-separated list of origins (`https://app.example.com`, no path). */
+function parseOrigins(value: string): string[] {
+  const origins = value
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  if (origins.length === 0) throw new ConfigError('CORS origins must be * or a list of origins');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: string | null = null;
+    try {
+      parsed = new URL(origin).origin;
+    } catch {
+      parsed = null;
+    }
+    if (parsed !== origin) {
+      throw new ConfigError(
+        `CORS origin must be * or scheme://host[:port] without a path: ${origin}`,
+      );
+    }
+  }
+  return origins;
 }
 
 function parsePort(value: string | number): number {

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity.js';
+import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { createContext } from './context.js';
@@ -36,6 +37,11 @@ export function graphqlApi(services: Services) {
         : await (await import('./engines/mercurius.js')).mercuriusEngine(app, schema);
 
     await app.register(async (api) => {
+      // GraphQL's own paths only: this scope's preflight route would otherwise answer anywhere.
+      const paths = new Set<string>(GRAPHQL_PATHS);
+      await registerCors(api, config.corsOrigins, ['GET', 'HEAD', 'POST'], (request) =>
+        paths.has(request.url.split('?')[0]!),
+      );
       limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
       api.setErrorHandler(
         errorHandler('graphql', (problem, reply) => {
