@@ -2,6 +2,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Folder names of the faces. Service groups (services/activity, accounts, provider) never reuse them,
+// so a path segment names one layer.
 const FACES = ['rest', 'graphql', 'oauth', 'web'];
 
 /** One `no-restricted-imports` block per layer: what each folder of src/ may not import. */
@@ -21,7 +23,10 @@ function layerRules() {
       [
         store,
         ...FACES.filter((other) => other !== face).map((other) =>
-          folder(other, `A face never imports another face (${other}/); share it in http/ or below.`),
+          folder(
+            other,
+            `A face never imports another face (${other}/); share it in http/ or below.`,
+          ),
         ),
         folder('data', 'Data tooling (import, export, seed) is for the CLI, not for requests.'),
       ],
@@ -36,7 +41,9 @@ function layerRules() {
     restricted(
       ['src/services/**/*.ts'],
       [
-        ...[...FACES, 'http'].map((face) => folder(face, 'Services never know which face calls them.')),
+        ...[...FACES, 'http'].map((face) =>
+          folder(face, 'Services never know which face calls them.'),
+        ),
         folder('data', 'Request services do not depend on data tooling.'),
       ],
     ),

@@ -17,7 +17,7 @@ import {
   ProvisioningService,
   validateNewToken,
   validateNewUser,
-} from '../services/provisioning.js';
+} from '../services/accounts/provisioning.js';
 import { type Store, openStore } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../services/clock.js';
 import { DEMO_PASSWORD, DEMO_USERNAME } from '../data/demo-catalog.js';
 import { SeedService } from '../data/seed.js';
-import { ProvisioningService } from '../services/provisioning.js';
+import { ProvisioningService } from '../services/accounts/provisioning.js';
 import type { Store } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { keyEncryptionKey } from '../domain/key-sealing.js';
 import { systemClock } from '../services/clock.js';
-import { SigningKeyService } from '../services/signing-keys.js';
+import { SigningKeyService } from '../services/provider/signing-keys.js';
 import { SigningKeyStore } from '../store/signing-keys.js';
 import { openStore } from '../store/store.js';
 import { UsageError } from './data-commands.js';

@@ -288,6 +288,10 @@ const Application = Type.Object(
     confidential: Flag(true),
     owner_id: Id,
     created_at: CreatedAt,
+    /** How its ID tokens are signed; absent or null means the default (RS256). */
+    id_token_signed_response_alg: Maybe(
+      Text(5, { pattern: /^(RS256|ES256)$/, problem: 'must be RS256 or ES256' }),
+    ),
   },
   STRICT,
 );

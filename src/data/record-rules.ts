@@ -4,7 +4,7 @@
  * passed its kind's schema; throws RecordError with the reason.
  */
 import { type PushInput, splitRef } from '../domain/push-payload.js';
-import { SCOPES } from '../domain/scopes.js';
+import { API_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isPasswordHash } from '../domain/secrets.js';
 import { RecordError } from './record-errors.js';
 import type { DataRecord, EventRecord } from './record-kinds.js';
@@ -35,19 +35,20 @@ export function checkRules(r: DataRecord): void {
       if (r.token_digest != null && !DIGEST.test(r.token_digest)) {
         fail('"token_digest" must be 64 lowercase hex digits (SHA-256)');
       }
-      return checkScopes(r.scopes);
+      // Personal access tokens grant API access only; the OIDC scopes belong to applications.
+      return checkScopes(r.scopes, API_SCOPES);
     case 'oauth_application':
-      return checkScopes(r.scopes);
+      return checkScopes(r.scopes, SCOPES);
     default:
       return;
   }
 }
 
-function checkScopes(scopes: readonly string[]): void {
+function checkScopes(scopes: readonly string[], allowed: readonly string[]): void {
   if (scopes.length === 0) fail('"scopes" must name at least one scope');
-  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  const unknown = scopes.filter((s) => !allowed.includes(s));
   if (unknown.length) {
-    fail(`"scopes" has unknown scope ${unknown.join(', ')} (allowed: ${SCOPES.join(', ')})`);
+    fail(`"scopes" has unknown scope ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`);
   }
 }
 

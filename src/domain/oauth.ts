@@ -103,6 +103,3 @@ export function resolveScopes(
 export function splitScopes(value: string): Scope[] {
   return parseScopeList(value).scopes;
 }
-
-// Throttling is declared with the other service errors; re-exported for the OAuth callers.
-export { ThrottledError } from './errors.js';

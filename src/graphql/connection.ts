@@ -4,7 +4,7 @@
  * rule REST uses.
  */
 import { dayBounds, type EventFilter } from '../domain/filters.js';
-import type { EventListing } from '../services/activity.js';
+import type { EventListing } from '../services/activity/activity.js';
 import type { GraphQLContext } from './context.js';
 import { encodeCursor } from './ids.js';
 import { pageWindow, type RawPageArgs } from './pagination.js';

@@ -2,9 +2,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { EndpointScopes } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
-import type { ActivityReader, EventView } from '../services/activity.js';
+import type { ActivityReader, EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
-import type { Principal } from '../services/credentials.js';
+import type { Principal } from '../services/accounts/credentials.js';
 import { Presenter } from './present.js';
 import type { EventType } from './types/event.js';
 

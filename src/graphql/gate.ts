@@ -21,7 +21,7 @@ import {
 import { ValidationError, isServiceError } from '../domain/errors.js';
 import { presentedCredentials, principalOf } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
-import type { Principal } from '../services/credentials.js';
+import type { Principal } from '../services/accounts/credentials.js';
 import { RequestError, requestErrorOf } from './errors.js';
 import {
   MAX_COMPLEXITY,

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services/container.js';
-import type { EventView } from '../services/activity.js';
+import type { EventView } from '../services/activity/activity.js';
 import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';

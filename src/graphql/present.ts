@@ -11,7 +11,7 @@ import {
   userWebUrl,
 } from '../domain/links.js';
 import { BLANK_SHA } from '../domain/vocabulary.js';
-import type { EventTarget, EventView, PushView } from '../services/activity.js';
+import type { EventTarget, EventView, PushView } from '../services/activity/activity.js';
 import type {
   IssueView,
   MergeRequestView,

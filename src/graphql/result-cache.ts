@@ -11,7 +11,7 @@
  * or request headers. Responses carrying errors and operations other than queries are never kept.
  * Memory is bounded by entry count and by total bytes.
  */
-import type { Principal } from '../services/credentials.js';
+import type { Principal } from '../services/accounts/credentials.js';
 import type { Prepared } from './gate.js';
 
 const MAX_ENTRIES = 1_000;

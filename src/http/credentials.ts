@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
-import type { Principal, PresentedCredentials } from '../services/credentials.js';
+import type { Principal, PresentedCredentials } from '../services/accounts/credentials.js';
 import type { Services } from '../services/container.js';
 
 const BEARER = /^Bearer\s+(.+)$/i;

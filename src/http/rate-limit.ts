@@ -12,7 +12,7 @@ import rateLimit, {
 } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
-import type { RequestBudget } from '../services/request-budget.js';
+import type { RequestBudget } from '../services/accounts/request-budget.js';
 import { principalOf } from './credentials.js';
 
 const WINDOW_MS = 60_000;

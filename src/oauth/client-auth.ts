@@ -4,7 +4,7 @@
  * `client_id`/`client_secret` in the body. Never both; never from the query string.
  */
 import { OAuthError } from '../domain/oauth.js';
-import type { ClientCredentials } from '../services/oauth-clients.js';
+import type { ClientCredentials } from '../services/provider/clients.js';
 
 const BASIC = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i;
 

@@ -8,7 +8,7 @@ import { eventFilterOf } from '../domain/filters.js';
 import { offsetPageOf } from '../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
-import type { ActivitySource } from '../services/activity.js';
+import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
 import { setPaginationHeaders } from './pagination.js';

@@ -1,5 +1,5 @@
 /** GitLab's REST entities (lib/api/entities): the JSON shapes, key order included. */
-import type { EventView, PushView } from '../services/activity.js';
+import type { EventView, PushView } from '../services/activity/activity.js';
 import type { NoteView, UserView } from '../services/views.js';
 import {
   avatarUrl,

@@ -4,11 +4,11 @@
  */
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
-import { ActivityService } from './activity.js';
+import { ActivityService } from './activity/activity.js';
 import { type Clock, systemClock } from './clock.js';
-import { CredentialService } from './credentials.js';
-import { type OAuthServices, createOAuthServices } from './oauth.js';
-import { RequestBudget } from './request-budget.js';
+import { CredentialService } from './accounts/credentials.js';
+import { type OAuthServices, createOAuthServices } from './provider/provider.js';
+import { RequestBudget } from './accounts/request-budget.js';
 
 export interface Services {
   config: Config;

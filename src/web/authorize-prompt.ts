@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OAUTH_DESCRIPTIONS } from '../domain/oauth.js';
 import { afterReauthentication, decidePrompt } from '../domain/oidc-prompt.js';
 import type { Services } from '../services/container.js';
-import type { AuthorizationRequest } from '../services/oauth-authorization.js';
+import type { AuthorizationRequest } from '../services/provider/authorization.js';
 import { currentSession, rememberReturnTo, signedInUser } from './session.js';
 
 type Respond = (

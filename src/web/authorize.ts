@@ -7,12 +7,15 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { withResponseParams } from '../domain/redirect-uri.js';
 import { readParams } from '../http/params.js';
 import type { Services } from '../services/container.js';
-import type { AuthorizationRequest } from '../services/oauth-authorization.js';
-import type { ActiveSession } from '../services/sessions.js';
+import type {
+  AuthorizationRequest,
+  AuthorizationValidation,
+} from '../services/provider/authorization.js';
+import type { ActiveSession } from '../services/accounts/sessions.js';
 import type { UserView } from '../services/views.js';
 import { applyPrompt } from './authorize-prompt.js';
 import { pageContext } from './guard.js';
-import { csrfField, errorPage, html, layout, sendHtml } from './html.js';
+import { type Html, csrfField, errorPage, html, layout, sendHtml } from './html.js';
 import { currentSession, formValue, signedInUser } from './session.js';
 
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
@@ -53,11 +56,7 @@ function consentPage(
         requesting access to your pulsegate account <strong>${user.username}</strong>.
       </p>
       <p>It will be able to:</p>
-      <ul class="scopes">
-        ${request.scopes.map(
-          (s) => html`<li><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s] ?? s}</li>`,
-        )}
-      </ul>
+      ${scopeList(request.scopes)}
       <p class="muted">You will be sent back to <code>${target.origin}</code>.</p>
       <form method="post" action="/oauth/authorize">
         ${csrfField(csrf)} ${hidden('client_id', request.app.uid)}
@@ -65,11 +64,7 @@ function consentPage(
         ${hidden('scope', request.scopes.join(' '))} ${hidden('state', request.state)}
         ${hidden('code_challenge', request.codeChallenge)}
         ${hidden('code_challenge_method', request.codeChallengeMethod)}
-        ${hidden('nonce', request.nonce)}
-        <div class="actions">
-          <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-        </div>
+        ${hidden('nonce', request.nonce)} ${DECISION_BUTTONS}
       </form>
     </section>`,
     nav,
@@ -100,18 +95,19 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
     return authorization.validate(params.values, params.doubled);
   };
 
+  /** An invalid request: an error page when the client cannot be trusted, else back to it. */
+  const refuse = (reply: FastifyReply, result: Exclude<AuthorizationValidation, { kind: 'ok' }>) =>
+    result.kind === 'fatal'
+      ? sendHtml(reply, 400, errorPage('An error has occurred', result.description))
+      : redirectTo(reply, result.redirectUri, {
+          error: result.error,
+          error_description: result.description,
+          state: result.state,
+        });
+
   app.get('/oauth/authorize', async (request, reply) => {
     const result = await validate(request.query);
-    if (result.kind === 'fatal') {
-      return sendHtml(reply, 400, errorPage('An error has occurred', result.description));
-    }
-    if (result.kind === 'redirect') {
-      return redirectTo(reply, result.redirectUri, {
-        error: result.error,
-        error_description: result.description,
-        state: result.state,
-      });
-    }
+    if (result.kind !== 'ok') return refuse(reply, result);
     const session = await currentSession(services, request);
     const user = await signedInUser(services, session);
     // Sign-in (again) when needed, and OIDC's prompt / max_age.
@@ -136,16 +132,7 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
       );
     }
     const result = await validate(request.body);
-    if (result.kind === 'fatal') {
-      return sendHtml(reply, 400, errorPage('An error has occurred', result.description));
-    }
-    if (result.kind === 'redirect') {
-      return redirectTo(reply, result.redirectUri, {
-        error: result.error,
-        error_description: result.description,
-        state: result.state,
-      });
-    }
+    if (result.kind !== 'ok') return refuse(reply, result);
     const token = formValue(request.body, 'authenticity_token');
     if (!sessions.verifyCsrf(session, consentPurpose(services, result.request), token)) {
       return sendHtml(
@@ -166,3 +153,16 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
     return redirectTo(reply, authz.redirectUri, { code, state: authz.state });
   });
 }
+
+/** What each requested scope lets the application do, as the consent pages list it. */
+export function scopeList(scopes: readonly string[]): Html {
+  return html`<ul class="scopes">
+    ${scopes.map((s) => html`<li><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s] ?? s}</li>`)}
+  </ul>`;
+}
+
+/** Approve or deny, as every consent form asks (clients and tests find `button[name=decision]`). */
+export const DECISION_BUTTONS = html`<div class="actions">
+  <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
+  <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>`;

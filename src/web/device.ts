@@ -5,10 +5,10 @@
  * and address. Every form carries the session's CSRF token (checked by the form guard).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ThrottledError } from '../domain/oauth.js';
+import { ThrottledError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
-import type { GuessSource, PendingDevice } from '../services/device-authorization.js';
-import { SCOPE_DESCRIPTIONS } from './authorize.js';
+import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
+import { DECISION_BUTTONS, scopeList } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
 import { formValue } from './session.js';
@@ -57,11 +57,7 @@ function confirmPage(ctx: PageContext, pending: PendingDevice, ownerName: string
         device showing the code <code id="user-code">${pending.userCode}</code>.
       </p>
       <p>It will be able to:</p>
-      <ul class="scopes">
-        ${pending.scopes.map(
-          (s) => html`<li><code>${s}</code> — ${SCOPE_DESCRIPTIONS[s] ?? s}</li>`,
-        )}
-      </ul>
+      ${scopeList(pending.scopes)}
       <p class="flash error" role="alert">
         Only approve if you started this yourself, on a device you own, and it shows this code.
         Nobody from pulsegate will ever ask you for it.
@@ -69,10 +65,7 @@ function confirmPage(ctx: PageContext, pending: PendingDevice, ownerName: string
       <form method="post" action="${CONFIRM_PATH}">
         ${csrfField(ctx.csrf)}
         <input type="hidden" name="user_code" value="${pending.userCode}" />
-        <div class="actions">
-          <button type="submit" name="decision" value="approve" class="primary">Authorize</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-        </div>
+        ${DECISION_BUTTONS}
       </form>
     </section>`,
     ctx.nav,

@@ -1,7 +1,7 @@
 /** Who is looking at a page, and the checks every form submission passes. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
-import type { ActiveSession } from '../services/sessions.js';
+import type { ActiveSession } from '../services/accounts/sessions.js';
 import type { UserView } from '../services/views.js';
 import { type Nav, errorPage, sendHtml } from './html.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { viewerOf } from '../domain/visibility.js';
 import type { FastifyInstance } from 'fastify';
-import type { EventView } from '../services/activity.js';
+import type { EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import { pageContext } from './guard.js';
 import { html, layout, sendHtml } from './html.js';

@@ -13,7 +13,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession, SessionKey } from '../services/sessions.js';
+import type { ActiveSession, SessionKey } from '../services/accounts/sessions.js';
 import type { UserView } from '../services/views.js';
 
 export const SESSION_COOKIE = '_pulsegate_session';

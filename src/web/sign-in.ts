@@ -1,8 +1,8 @@
 /** `/users/sign_in` (password, then a second factor when enabled) and `/users/sign_out`. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ThrottledError } from '../domain/oauth.js';
+import { ThrottledError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
-import type { ActiveSession, SessionKey } from '../services/sessions.js';
+import type { ActiveSession, SessionKey } from '../services/accounts/sessions.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
 import {
   FORM_PURPOSE,

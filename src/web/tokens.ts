@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
 import { API_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
-import { expiryInstant } from '../services/credentials.js';
+import { expiryInstant } from '../services/accounts/credentials.js';
 import type { PersonalTokenView } from '../services/views.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';

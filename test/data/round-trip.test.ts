@@ -100,10 +100,12 @@ for (const [from, to] of PAIRS) {
               secret_digest: digest('round-trip-secret'),
               name: 'Round trip',
               redirect_uris: 'https://app.example/cb\nhttp://127.0.0.1/cb',
-              scopes: 'api read_user',
+              scopes: 'api read_user openid',
               confidential: 1,
               owner_id: alice!.id,
               created_at: 0,
+              // Registered for ES256 ID tokens: the choice must survive the move.
+              id_token_signed_response_alg: 'ES256',
             })
             .execute();
         },
@@ -124,6 +126,7 @@ for (const [from, to] of PAIRS) {
 
     it('exports the copy to the very same file', async () => {
       assert.ok(file.length > 100_000);
+      assert.match(file, /"uid":"round-trip-app".*"id_token_signed_response_alg":"ES256"/);
       assert.equal(await exportText(copy.store), file);
     });
 
@@ -146,7 +149,7 @@ for (const [from, to] of PAIRS) {
       });
       assert.equal(res.status, 200, await res.clone().text());
       const body = (await res.json()) as { scope: string };
-      assert.equal(body.scope, 'api read_user');
+      assert.equal(body.scope, 'api read_user openid');
     });
 
     it('keeps ids and moves sequences past them, so new rows do not collide', async () => {

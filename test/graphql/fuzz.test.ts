@@ -1,12 +1,14 @@
 /**
  * Property: whatever filters, cursors, ids, page sizes and variables a client sends, the answer is
- * a GraphQL response whose errors all carry a known code, never a 5xx.
+ * a GraphQL response whose errors all carry a known code, never a 5xx. A valid query with a known
+ * answer is mixed into every step and must still return exactly its events, so a server that
+ * refuses everything (or answers errors to all) fails these suites.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ProjectEventsDocument, UserEventsDocument } from './generated/graphql.js';
-import { type Catalog, seedCatalog } from '../helpers/catalog.js';
+import { type Catalog, expectedIds, seedCatalog } from '../helpers/catalog.js';
 import { type TestServer, startServer } from '../helpers/server.js';
 import { ENGINES, type GqlResponse, codes, gql, raw } from './client.js';
 import { encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
@@ -84,6 +86,27 @@ for (const engine of ENGINES) {
     });
     after(() => server.close());
 
+    let step = 0;
+    /** A valid query, varied per step, still answers 200 with exactly the model's events. */
+    async function assertValidStillAnswers() {
+      step += 1;
+      const first = 1 + (step % 5);
+      const sort = step % 2 ? 'asc' : 'desc';
+      const res = await raw(
+        server.url,
+        'query V($first: Int, $sort: SortOrder) { project(idOrPath: "acme/catalog") { events(first: $first, filter: { sort: $sort }) { nodes { databaseId } } } }',
+        { first, sort: sort.toUpperCase() },
+        { token: catalog.ownerToken },
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+      const data = res.body.data as { project: { events: { nodes: { databaseId: number }[] } } };
+      assert.deepEqual(
+        data.project.events.nodes.map((n) => n.databaseId),
+        expectedIds(catalog.events, () => true, sort).slice(0, first),
+      );
+    }
+
     it('random filters, cursors and page sizes on project and user events', async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -114,6 +137,7 @@ for (const engine of ENGINES) {
                 options,
               ),
             );
+            await assertValidStillAnswers();
           },
         ),
         { numRuns: 60 },
@@ -153,6 +177,7 @@ for (const engine of ENGINES) {
                 { token: catalog.ownerToken },
               ),
             );
+            await assertValidStillAnswers();
           },
         ),
         { numRuns: 60 },
@@ -203,6 +228,7 @@ for (const engine of ENGINES) {
               assert.ok(found.length > 0);
               for (const code of found) assert.equal(code, 'GRAPHQL_VALIDATION_FAILED');
             }
+            await assertValidStillAnswers();
           },
         ),
         { numRuns: 80 },
@@ -218,6 +244,7 @@ for (const engine of ENGINES) {
             }),
           );
           check(await raw(server.url, text));
+          await assertValidStillAnswers();
         }),
         { numRuns: 60 },
       );

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { THROTTLE_POLICIES } from '../../src/services/throttle.js';
+import { THROTTLE_POLICIES } from '../../src/services/accounts/throttle.js';
 import { DIALECTS } from '../helpers/server.js';
 import { Browser, type OAuthWorld, PASSWORD, csrfOf, post, startOAuthServer } from './support.js';
 

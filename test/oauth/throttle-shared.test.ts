@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/server.js';
-import { THROTTLE_POLICIES } from '../../src/services/throttle.js';
+import { THROTTLE_POLICIES } from '../../src/services/accounts/throttle.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { DIALECTS } from '../helpers/server.js';
 import { type OAuthWorld, PASSWORD, startOAuthServer } from './support.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as OTPAuth from 'otpauth';
-import { THROTTLE_POLICIES } from '../../src/services/throttle.js';
+import { THROTTLE_POLICIES } from '../../src/services/accounts/throttle.js';
 import { DIALECTS } from '../helpers/server.js';
 import {
   Browser,

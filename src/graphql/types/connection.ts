@@ -1,7 +1,7 @@
 /** Relay connection types for events, and the arguments every event connection takes. */
 import { ArgsType, Field, InputType, Int, ObjectType } from 'type-graphql';
 import type { Action, TargetClass } from '../../domain/vocabulary.js';
-import type { EventListing } from '../../services/activity.js';
+import type { EventListing } from '../../services/activity/activity.js';
 import {
   EventAction,
   EventScope,

@@ -11,22 +11,18 @@ import {
   missingParameter,
   resolveScopes,
   splitScopes,
-} from '../domain/oauth.js';
-import { type PromptValue, parseOidcParams } from '../domain/oidc-prompt.js';
-import { isPkceMethod, isValidChallenge, isValidVerifier, verifyPkce } from '../domain/pkce.js';
-import { matchRedirectUri } from '../domain/redirect-uri.js';
-import type { Scope } from '../domain/scopes.js';
-import { digest, randomSecret } from '../domain/secrets.js';
-import type { OAuthStore } from '../store/oauth.js';
-import type { OAuthApplicationRow } from '../store/schema.js';
-import { type ApplicationView, applicationView } from './views.js';
-import type { Clock } from './clock.js';
-import {
-  type ApplicationService,
-  applicationRedirectUris,
-  applicationScopes,
-} from './oauth-clients.js';
-import type { OAuthTokenService, TokenResponse } from './oauth-tokens.js';
+} from '../../domain/oauth.js';
+import { type PromptValue, parseOidcParams } from '../../domain/oidc-prompt.js';
+import { isPkceMethod, isValidChallenge, isValidVerifier, verifyPkce } from '../../domain/pkce.js';
+import { matchRedirectUri } from '../../domain/redirect-uri.js';
+import type { Scope } from '../../domain/scopes.js';
+import { digest, randomSecret } from '../../domain/secrets.js';
+import type { OAuthStore } from '../../store/oauth.js';
+import type { OAuthApplicationRow } from '../../store/schema.js';
+import { type ApplicationView, applicationView } from '../views.js';
+import type { Clock } from '../clock.js';
+import { type ApplicationService, applicationRedirectUris, applicationScopes } from './clients.js';
+import type { OAuthTokenService, TokenResponse } from './tokens.js';
 
 export type AuthorizeParams = Record<string, string | undefined>;
 

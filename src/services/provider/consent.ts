@@ -3,10 +3,10 @@
  * these scopes, through a token that can still be used or refreshed. Revoking the tokens (or
  * deleting the application) withdraws it.
  */
-import { splitScopes } from '../domain/oauth.js';
-import type { Scope } from '../domain/scopes.js';
-import type { IdentityStore } from '../store/identity.js';
-import type { Clock } from './clock.js';
+import { splitScopes } from '../../domain/oauth.js';
+import type { Scope } from '../../domain/scopes.js';
+import type { IdentityStore } from '../../store/identity.js';
+import type { Clock } from '../clock.js';
 
 export class ConsentService {
   constructor(

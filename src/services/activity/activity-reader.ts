@@ -3,10 +3,14 @@
  * sources it already resolved. A graph face (GraphQL) asks it for a project, then for that
  * project's events, without resolving the project twice and without holding store rows.
  */
-import { NotFoundError } from '../domain/errors.js';
-import { type Viewer, canReadConfidential, canReadPersonalSnippet } from '../domain/visibility.js';
-import type { EventFilter } from '../domain/filters.js';
-import type { Store } from '../store/store.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { EventFilter } from '../../domain/filters.js';
+import {
+  type Viewer,
+  canReadConfidential,
+  canReadPersonalSnippet,
+} from '../../domain/visibility.js';
+import type { Store } from '../../store/store.js';
 import type { ActivityService, ResolvedProject } from './activity.js';
 import type { EventListing } from './event-listing.js';
 import type { EventView } from './event-views.js';
@@ -26,7 +30,7 @@ import {
   projectView,
   snippetView,
   userView,
-} from './views.js';
+} from '../views.js';
 
 /** The object an event is about, with what a face shows beside it. */
 export type EventTarget =

@@ -5,14 +5,19 @@
  * the code exchange (not on refresh, where no request carried one).
  */
 import { SignJWT } from 'jose';
-import { splitScopes } from '../domain/oauth.js';
-import { DEFAULT_ID_TOKEN_ALG, ID_TOKEN_TTL_S, isIdTokenAlg, tokenHash } from '../domain/oidc.js';
-import { digest } from '../domain/secrets.js';
-import type { OAuthStore } from '../store/oauth.js';
-import type { OAuthApplicationRow } from '../store/schema.js';
-import type { Clock } from './clock.js';
+import { splitScopes } from '../../domain/oauth.js';
+import {
+  DEFAULT_ID_TOKEN_ALG,
+  ID_TOKEN_TTL_S,
+  isIdTokenAlg,
+  tokenHash,
+} from '../../domain/oidc.js';
+import { digest } from '../../domain/secrets.js';
+import type { OAuthStore } from '../../store/oauth.js';
+import type { OAuthApplicationRow } from '../../store/schema.js';
+import type { Clock } from '../clock.js';
 import type { IdentityService } from './identity.js';
-import type { TokenResponse } from './oauth-tokens.js';
+import type { TokenResponse } from './tokens.js';
 import type { SigningKeyService } from './signing-keys.js';
 
 export type OidcTokenResponse = TokenResponse & { id_token?: string };

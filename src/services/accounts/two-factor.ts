@@ -6,11 +6,11 @@
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import { randomBytes } from 'node:crypto';
-import { digest, secretsEqual, verifyPassword } from '../domain/secrets.js';
-import { NotFoundError } from '../domain/errors.js';
-import type { UserRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import { digest, secretsEqual, verifyPassword } from '../../domain/secrets.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { UserRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 
 const ISSUER = 'pulsegate';
 const RECOVERY_CODES = 10;

@@ -2,8 +2,8 @@
  * The API request budget: requests per key in fixed windows on the injected clock, counted in the
  * database (store/request-counters.ts), so N processes over one database give one limit.
  */
-import type { RequestCounters } from '../store/request-counters.js';
-import type { Clock } from './clock.js';
+import type { RequestCounters } from '../../store/request-counters.js';
+import type { Clock } from '../clock.js';
 
 /** Windows that ended are swept after this many requests (per process). */
 const PRUNE_EVERY = 10_000;

@@ -8,11 +8,11 @@
  * authorization request) fits no other.
  */
 import { createHmac } from 'node:crypto';
-import { digest, randomSecret, secretsEqual } from '../domain/secrets.js';
-import type { WebSessionRow } from '../store/schema.js';
-import type { SecretStore } from '../store/secrets.js';
-import type { SessionStore } from '../store/sessions.js';
-import type { Clock } from './clock.js';
+import { digest, randomSecret, secretsEqual } from '../../domain/secrets.js';
+import type { WebSessionRow } from '../../store/schema.js';
+import type { SecretStore } from '../../store/secrets.js';
+import type { SessionStore } from '../../store/sessions.js';
+import type { Clock } from '../clock.js';
 
 /** Password checked, second factor pending: as long as the anonymous form used to live. */
 const PENDING_TTL_MS = 60 * 60_000;

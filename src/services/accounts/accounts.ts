@@ -2,14 +2,14 @@
  * Who may sign in: password checks for the sign-in form and the password grant, with throttling
  * per account and per address, and the user's personal access tokens.
  */
-import { OAuthError } from '../domain/oauth.js';
-import { verifyPassword } from '../domain/secrets.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import { OAuthError } from '../../domain/oauth.js';
+import { verifyPassword } from '../../domain/secrets.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 import { issuePersonalToken } from './personal-tokens.js';
 import type { ThrottleKind, ThrottleService } from './throttle.js';
 import type { TwoFactorService } from './two-factor.js';
-import { type PersonalTokenView, type UserView, personalTokenView, userView } from './views.js';
+import { type PersonalTokenView, type UserView, personalTokenView, userView } from '../views.js';
 
 export type PasswordCheck =
   | { outcome: 'ok'; user: UserView }

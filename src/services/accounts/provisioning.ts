@@ -3,13 +3,13 @@
  * token `npm start` prints for the demo user. Validation uses the import format's rules, so a user
  * created here could have come from a file.
  */
-import { NotFoundError, ValidationError } from '../domain/errors.js';
-import { isEmail, isUsername } from '../domain/account-names.js';
-import { validatePersonalToken } from '../domain/personal-tokens.js';
-import { hashPassword } from '../domain/secrets.js';
-import type { PersonalAccessTokenRow, UserRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { isEmail, isUsername } from '../../domain/account-names.js';
+import { validatePersonalToken } from '../../domain/personal-tokens.js';
+import { hashPassword } from '../../domain/secrets.js';
+import type { PersonalAccessTokenRow, UserRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 import { issuePersonalToken, utcDay } from './personal-tokens.js';
 
 export const DEMO_TOKEN_NAME = 'npm start demo token';

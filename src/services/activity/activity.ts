@@ -4,19 +4,19 @@
  * call it; neither holds a rule of its own. REST asks for offset pages here; GraphQL (and anything
  * that resolves a graph per request) works through a per-request `ActivityReader`.
  */
-import { NotFoundError } from '../domain/errors.js';
-import type { EventFilter } from '../domain/filters.js';
-import { MAX_COUNT, reportedTotal } from '../domain/pagination.js';
-import { canReadProject, canReadUserProfile, type Viewer } from '../domain/visibility.js';
-import type { EventQuery } from '../store/events.js';
-import type { ProjectRow, UserRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { EventFilter } from '../../domain/filters.js';
+import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
+import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
+import type { EventQuery } from '../../store/events.js';
+import type { ProjectRow, UserRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
 import { ActivityReader } from './activity-reader.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import { EventListing, type ListingContext, listingKey } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
 import { CHECKPOINT, ListingCache, rememberPage } from './listing-cache.js';
-import { type ProjectView, type UserView, projectView, userView } from './views.js';
+import { type ProjectView, type UserView, projectView, userView } from '../views.js';
 
 export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow } from './event-listing.js';

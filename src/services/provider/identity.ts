@@ -8,15 +8,15 @@ import {
   InvalidTokenError,
   TOKEN_EXPIRED,
   TOKEN_REVOKED,
-} from '../domain/errors.js';
-import { OAUTH_DESCRIPTIONS, splitScopes } from '../domain/oauth.js';
-import { identityClaims } from '../domain/oidc.js';
-import type { Scope } from '../domain/scopes.js';
-import { digest } from '../domain/secrets.js';
-import type { IdentityStore } from '../store/identity.js';
-import type { OAuthStore } from '../store/oauth.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+} from '../../domain/errors.js';
+import { OAUTH_DESCRIPTIONS, splitScopes } from '../../domain/oauth.js';
+import { identityClaims } from '../../domain/oidc.js';
+import type { Scope } from '../../domain/scopes.js';
+import { digest } from '../../domain/secrets.js';
+import type { IdentityStore } from '../../store/identity.js';
+import type { OAuthStore } from '../../store/oauth.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 
 export class IdentityService {
   constructor(

@@ -13,8 +13,8 @@ import type {
   PushPayloadRow,
   SnippetRow,
   UserRow,
-} from '../store/schema.js';
-import type { Store } from '../store/store.js';
+} from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
 
 function byId<T>(
   fetch: (ids: readonly number[]) => Promise<T[]>,

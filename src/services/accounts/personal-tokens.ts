@@ -1,14 +1,14 @@
 /** Issuing personal access tokens: the profile page, `tokens create` and the demo token. */
-import { ValidationError } from '../domain/errors.js';
+import { ValidationError } from '../../domain/errors.js';
 import {
   PAT_PREFIX,
   type PersonalTokenRequest,
   validatePersonalToken,
-} from '../domain/personal-tokens.js';
-import { digest, randomSecret } from '../domain/secrets.js';
-import type { PersonalAccessTokenRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+} from '../../domain/personal-tokens.js';
+import { digest, randomSecret } from '../../domain/secrets.js';
+import type { PersonalAccessTokenRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 
 /** `glpat-` and 160 random bits (base64url): shown once, stored as its SHA-256 digest. */
 export function newPersonalAccessToken(): string {

@@ -3,8 +3,8 @@
  * grant with immediate rotation and family-wide revocation on replay, revocation (RFC 7009),
  * introspection (RFC 7662), GitLab's token info, and the API resolver.
  */
-import { viewerOf } from '../domain/visibility.js';
-import { InvalidTokenError, TOKEN_EXPIRED, TOKEN_REVOKED } from '../domain/errors.js';
+import { viewerOf } from '../../domain/visibility.js';
+import { InvalidTokenError, TOKEN_EXPIRED, TOKEN_REVOKED } from '../../domain/errors.js';
 import {
   ACCESS_TOKEN_PREFIX,
   ACCESS_TOKEN_TTL_S,
@@ -12,14 +12,14 @@ import {
   REFRESH_TOKEN_PREFIX,
   resolveScopes,
   splitScopes,
-} from '../domain/oauth.js';
-import type { Scope } from '../domain/scopes.js';
-import { digest, randomSecret } from '../domain/secrets.js';
-import type { NewToken, OAuthStore, TokenWithUser } from '../store/oauth.js';
-import type { OAuthApplicationRow, OAuthTokenRow } from '../store/schema.js';
-import type { Clock } from './clock.js';
-import type { Resolution, TokenResolver } from './credentials.js';
-import { userView } from './views.js';
+} from '../../domain/oauth.js';
+import type { Scope } from '../../domain/scopes.js';
+import { digest, randomSecret } from '../../domain/secrets.js';
+import type { NewToken, OAuthStore, TokenWithUser } from '../../store/oauth.js';
+import type { OAuthApplicationRow, OAuthTokenRow } from '../../store/schema.js';
+import type { Clock } from '../clock.js';
+import type { Resolution, TokenResolver } from '../accounts/credentials.js';
+import { userView } from '../views.js';
 
 /** RFC 6749 §5.1 as GitLab sends it (`created_at` in integer seconds). */
 export interface TokenResponse {

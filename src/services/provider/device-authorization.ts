@@ -13,18 +13,18 @@ import {
   formatUserCode,
   newUserCode,
   normalizeUserCode,
-} from '../domain/device-codes.js';
-import { OAuthError, missingParameter, resolveScopes, splitScopes } from '../domain/oauth.js';
-import type { Scope } from '../domain/scopes.js';
-import { digest, randomSecret } from '../domain/secrets.js';
-import type { DeviceGrantStore } from '../store/device-grants.js';
-import type { OAuthStore } from '../store/oauth.js';
-import type { OAuthApplicationRow, OAuthDeviceGrantRow } from '../store/schema.js';
-import type { ApplicationView } from './views.js';
-import type { Clock } from './clock.js';
-import { type ApplicationService, applicationScopes } from './oauth-clients.js';
-import type { OAuthTokenService, TokenResponse } from './oauth-tokens.js';
-import type { ThrottleKind, ThrottleService } from './throttle.js';
+} from '../../domain/device-codes.js';
+import { OAuthError, missingParameter, resolveScopes, splitScopes } from '../../domain/oauth.js';
+import type { Scope } from '../../domain/scopes.js';
+import { digest, randomSecret } from '../../domain/secrets.js';
+import type { DeviceGrantStore } from '../../store/device-grants.js';
+import type { OAuthStore } from '../../store/oauth.js';
+import type { OAuthApplicationRow, OAuthDeviceGrantRow } from '../../store/schema.js';
+import type { ApplicationView } from '../views.js';
+import type { Clock } from '../clock.js';
+import { type ApplicationService, applicationScopes } from './clients.js';
+import type { OAuthTokenService, TokenResponse } from './tokens.js';
+import type { ThrottleKind, ThrottleService } from '../accounts/throttle.js';
 
 /** RFC 8628 §3.2. */
 export interface DeviceAuthorizationResponse {

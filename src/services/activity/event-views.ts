@@ -2,16 +2,16 @@
  * Event views: an event with everything a face shows about it (author, project, target title and
  * iid, note, push payload), loaded for a whole page at once.
  */
-import type { PushCommit, StoredPush } from '../domain/push-payload.js';
+import type { PushCommit, StoredPush } from '../../domain/push-payload.js';
 import {
   type Action,
   type PushAction,
   type RefType,
   actionFromCode,
   actionName,
-} from '../domain/vocabulary.js';
-import type { EventRow, PushPayloadRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+} from '../../domain/vocabulary.js';
+import type { EventRow, PushPayloadRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
 import {
   type NoteView,
   type ProjectView,
@@ -19,7 +19,7 @@ import {
   noteView,
   projectView,
   userView,
-} from './views.js';
+} from '../views.js';
 
 /** A commit as push payloads store it (the newest 20 of a push). */
 export type Commit = PushCommit;

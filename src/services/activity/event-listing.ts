@@ -3,10 +3,10 @@
  * sees the store's query. GraphQL pages through it with keyset windows (cursor = event id); the
  * windows and the capped count are cached like REST's offset pages (see listing-cache.ts).
  */
-import { MAX_COUNT, reportedTotal } from '../domain/pagination.js';
-import type { EventQuery } from '../store/events.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
+import type { EventQuery } from '../../store/events.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
 import { type EventView, hydrateEvents } from './event-views.js';
 import { type ListingCache, rememberPage } from './listing-cache.js';
 

@@ -12,9 +12,9 @@
  * flight waits for them (up to RESERVE_WAIT_MS) instead of being refused: parallel correct
  * sign-ins of one account are slowed to `limit` at a time, never locked out.
  */
-import { ThrottledError } from '../domain/oauth.js';
-import type { ThrottleStore } from '../store/throttle.js';
-import type { Clock } from './clock.js';
+import { ThrottledError } from '../../domain/errors.js';
+import type { ThrottleStore } from '../../store/throttle.js';
+import type { Clock } from '../clock.js';
 
 export interface ThrottlePolicy {
   limit: number;

@@ -10,14 +10,14 @@ import {
   TOKEN_EXPIRED,
   TOKEN_REVOKED,
   UnauthenticatedError,
-} from '../domain/errors.js';
-import { requireScope, type Scope } from '../domain/scopes.js';
-import { digest } from '../domain/secrets.js';
-import { type Viewer, viewerOf } from '../domain/visibility.js';
-import type { PersonalAccessTokenRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
-import { type UserView, userView } from './views.js';
+} from '../../domain/errors.js';
+import { requireScope, type Scope } from '../../domain/scopes.js';
+import { digest } from '../../domain/secrets.js';
+import { type Viewer, viewerOf } from '../../domain/visibility.js';
+import type { PersonalAccessTokenRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
+import { type UserView, userView } from '../views.js';
 
 export interface PresentedCredentials {
   /** `PRIVATE-TOKEN` header. */

@@ -13,12 +13,12 @@ import {
   generateKeyPair,
   importPKCS8,
 } from 'jose';
-import { unseal, seal } from '../domain/key-sealing.js';
-import { ID_TOKEN_ALGS, type IdTokenAlg } from '../domain/oidc.js';
-import { publishedKeys } from '../domain/signing-keys.js';
-import type { OAuthSigningKeyRow } from '../store/schema.js';
-import type { SigningKeyStore } from '../store/signing-keys.js';
-import type { Clock } from './clock.js';
+import { unseal, seal } from '../../domain/key-sealing.js';
+import { ID_TOKEN_ALGS, type IdTokenAlg } from '../../domain/oidc.js';
+import { publishedKeys } from '../../domain/signing-keys.js';
+import type { OAuthSigningKeyRow } from '../../store/schema.js';
+import type { SigningKeyStore } from '../../store/signing-keys.js';
+import type { Clock } from '../clock.js';
 
 export interface SigningKey {
   kid: string;

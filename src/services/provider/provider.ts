@@ -3,27 +3,27 @@
  * endpoint's dispatch over grant types (authorization_code, password, refresh_token, device_code),
  * with OpenID Connect ID tokens added where the scope has `openid`.
  */
-import type { Config } from '../config.js';
-import { DEVICE_CODE_GRANT } from '../domain/device-codes.js';
-import { keyEncryptionKey } from '../domain/key-sealing.js';
-import { OAuthError, missingParameter, resolveScopes } from '../domain/oauth.js';
-import { type Scope, SCOPES } from '../domain/scopes.js';
-import type { OAuthApplicationRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
-import { AccountService } from './accounts.js';
-import type { Clock } from './clock.js';
+import type { Config } from '../../config.js';
+import { DEVICE_CODE_GRANT } from '../../domain/device-codes.js';
+import { keyEncryptionKey } from '../../domain/key-sealing.js';
+import { OAuthError, missingParameter, resolveScopes } from '../../domain/oauth.js';
+import { type Scope, SCOPES } from '../../domain/scopes.js';
+import type { OAuthApplicationRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import { AccountService } from '../accounts/accounts.js';
+import type { Clock } from '../clock.js';
 import { ConsentService } from './consent.js';
-import type { CredentialService } from './credentials.js';
+import type { CredentialService } from '../accounts/credentials.js';
 import { DeviceAuthorizationService } from './device-authorization.js';
 import { IdTokenService, type OidcTokenResponse } from './id-tokens.js';
 import { IdentityService } from './identity.js';
-import { AuthorizationService } from './oauth-authorization.js';
-import { ApplicationService, type ClientCredentials, applicationScopes } from './oauth-clients.js';
-import { OAuthTokenService } from './oauth-tokens.js';
-import { SessionService } from './sessions.js';
+import { AuthorizationService } from './authorization.js';
+import { ApplicationService, type ClientCredentials, applicationScopes } from './clients.js';
+import { OAuthTokenService } from './tokens.js';
+import { SessionService } from '../accounts/sessions.js';
 import { SigningKeyService } from './signing-keys.js';
-import { ThrottleService } from './throttle.js';
-import { TwoFactorService } from './two-factor.js';
+import { ThrottleService } from '../accounts/throttle.js';
+import { TwoFactorService } from '../accounts/two-factor.js';
 
 export const GRANT_TYPES = [
   'authorization_code',

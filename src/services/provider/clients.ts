@@ -3,18 +3,18 @@
  * secret renewal, deletion (revokes everything issued to it) and client authentication at the
  * token, revocation and introspection endpoints.
  */
-import { ValidationError } from '../domain/errors.js';
-import { CLIENT_SECRET_PREFIX, OAuthError } from '../domain/oauth.js';
-import { ID_TOKEN_ALGS, isIdTokenAlg } from '../domain/oidc.js';
-import { redirectUriProblem } from '../domain/redirect-uri.js';
-import { type Scope, SCOPES, isScope } from '../domain/scopes.js';
-import { digest, randomSecret, secretsEqual } from '../domain/secrets.js';
-import type { ApplicationStore } from '../store/applications.js';
-import type { OAuthStore } from '../store/oauth.js';
-import type { OAuthApplicationRow } from '../store/schema.js';
-import type { Clock } from './clock.js';
-import { type ApplicationView, applicationView } from './views.js';
-import type { ThrottleService } from './throttle.js';
+import { ValidationError } from '../../domain/errors.js';
+import { CLIENT_SECRET_PREFIX, OAuthError } from '../../domain/oauth.js';
+import { ID_TOKEN_ALGS, isIdTokenAlg } from '../../domain/oidc.js';
+import { redirectUriProblem } from '../../domain/redirect-uri.js';
+import { type Scope, SCOPES, isScope } from '../../domain/scopes.js';
+import { digest, randomSecret, secretsEqual } from '../../domain/secrets.js';
+import type { ApplicationStore } from '../../store/applications.js';
+import type { OAuthStore } from '../../store/oauth.js';
+import type { OAuthApplicationRow } from '../../store/schema.js';
+import type { Clock } from '../clock.js';
+import { type ApplicationView, applicationView } from '../views.js';
+import type { ThrottleService } from '../accounts/throttle.js';
 
 /** How the client presented itself: HTTP Basic, body parameters, or `client_id` alone. */
 export interface ClientCredentials {
