@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { type TestServer, startServer } from '../helpers/server.js';
 import { ENGINES } from './client.js';
@@ -119,5 +120,18 @@ describe('CORS with configured origins', () => {
       const other = await preflight(`${server.url}${path}`, 'https://evil.example');
       assert.equal(other.headers.get('access-control-allow-origin'), null);
     }
+  });
+});
+
+describe('PULSEGATE_CORS_ORIGINS', () => {
+  it('is * by default, a trimmed list of origins otherwise, and refuses paths', () => {
+    assert.deepEqual(loadConfig({}, {}).corsOrigins, ['*']);
+    assert.deepEqual(
+      loadConfig({}, { PULSEGATE_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' })
+        .corsOrigins,
+      ['https://app.example.com', 'http://localhost:5173'],
+    );
+    for (const bad of ['https://app.example.com/', 'app.example.com', ' , '])
+      assert.throws(() => loadConfig({}, { PULSEGATE_CORS_ORIGINS: bad }), ConfigError, bad);
   });
 });
