@@ -42,6 +42,8 @@ export interface Config {
    * Addresses allowed to read `/-/metrics`: IPs and CIDR blocks, IPv4 and IPv6. Others get 404.
    */
   metricsAllow: string[];
+  /** Origins browser apps may call `/api/v4` and `/api/graphql` from (`*`: any; no credentials). */
+  corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +65,7 @@ export interface ConfigInput {
   keyEncryptionKey?: string | undefined;
   shutdownTimeout?: string | number | undefined;
   metricsAllow?: string | undefined;
+  corsOrigins?: string | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -114,6 +117,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   const metricsAllow = parseAllowList(
     flags.metricsAllow ?? env.PULSEGATE_METRICS_ALLOW ?? DEFAULT_METRICS_ALLOW,
   );
+  const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
   return {
     host,
     port,
@@ -129,6 +133,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     keyEncryptionKey,
     shutdownTimeout,
     metricsAllow,
+    corsOrigins,
   };
 }
 
@@ -152,6 +157,30 @@ export function parseAllowList(value: string): string[] {
     }
   }
   return entries;
+}
+
+/** `*` or a comma-separated list of origins (`https://app.example.com`, no path). */
+function parseOrigins(value: string): string[] {
+  const origins = value
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  if (origins.length === 0) throw new ConfigError('CORS origins must be * or a list of origins');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: string | null = null;
+    try {
+      parsed = new URL(origin).origin;
+    } catch {
+      parsed = null;
+    }
+    if (parsed !== origin) {
+      throw new ConfigError(
+        `CORS origin must be * or scheme://host[:port] without a path: ${origin}`,
+      );
+    }
+  }
+  return origins;
 }
 
 function parsePort(value: string | number): number {

@@ -13,6 +13,7 @@ import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-l
 import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
+import { registerCors } from './http/cors.js';
 import { sendJson } from './http/json.js';
 import { operationsEndpoints } from './http/operations.js';
 import type { Clock } from './services/clock.js';
@@ -151,6 +152,15 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
 
   await app.register(
     async (api) => {
+      // Before the rate limit: preflights are answered without counting or authenticating.
+      await registerCors(api, config.corsOrigins, [
+        'GET',
+        'HEAD',
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+      ]);
       limitRequests(api, services, (max) => ({
         error: RATE_LIMIT_TEXT(max),
         message: '429 Too Many Requests',

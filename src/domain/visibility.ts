@@ -31,6 +31,28 @@ export function canReadProject(
   return visibility === 'internal';
 }
 
+/** `read_issue` of a confidential issue: admins, Reporter+ members and the issue's author. */
+export function canReadConfidential(
+  issue: { authorId: number },
+  viewer: Viewer | null,
+  accessLevel: number | null,
+): boolean {
+  if (!viewer) return false;
+  if (viewer.admin || viewer.userId === issue.authorId) return true;
+  return (accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS;
+}
+
+/** A personal snippet (no project): public to everyone, internal to signed-in users, else its author. */
+export function canReadPersonalSnippet(
+  snippet: { authorId: number; visibility: string },
+  viewer: Viewer | null,
+): boolean {
+  if (snippet.visibility === 'public') return true;
+  if (!viewer) return false;
+  if (viewer.admin || viewer.userId === snippet.authorId) return true;
+  return snippet.visibility === 'internal';
+}
+
 /** `read_user_profile`: private or blocked profiles are visible only to themselves and admins. */
 export function canReadUserProfile(
   user: { id: number; state: string; privateProfile: boolean },

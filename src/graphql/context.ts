@@ -15,6 +15,8 @@ export interface GraphQLContext {
   reader: ActivityReader;
   present: Presenter;
   log: FastifyBaseLogger;
+  /** What this operation costs and may cost (`Query.queryComplexity`). */
+  cost: { score: number; limit: number };
   /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
   authorize(scopes: EndpointScopes): void;
 }
@@ -24,6 +26,7 @@ export function createContext(
   principal: Principal | null,
   log: FastifyBaseLogger,
   eventModels?: WeakMap<EventView, EventType>,
+  cost: { score: number; limit: number } = { score: 0, limit: 0 },
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
   return {
@@ -32,6 +35,7 @@ export function createContext(
     reader: services.activity.reader(viewer, principal?.user ?? null),
     present: new Presenter(services.config.externalUrl, eventModels),
     log,
+    cost,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.
     authorize: (scopes) => services.credentials.authorize(principal, scopes, true),
   };

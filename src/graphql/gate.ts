@@ -41,6 +41,8 @@ export interface Prepared {
   principal: Principal | null;
   /** The request's Accept header: Apollo picks the response content type from it. */
   accept: string | undefined;
+  /** The operation's cost as the gate computed it, and the limit it was held to. */
+  cost: { score: number; limit: number };
 }
 
 interface CacheEntry {
@@ -105,7 +107,7 @@ export class Gate {
     if (entry.errors) throw entry.errors;
     const document = entry.document!;
     const operation = pickOperation(document, operationName);
-    if (request.method === 'GET' && operation.operation !== 'query') {
+    if (request.method !== 'POST' && operation.operation !== 'query') {
       throw new RequestError('BAD_REQUEST', 405, 'Only queries can be sent with GET.');
     }
 
@@ -155,6 +157,7 @@ export class Gate {
       variables,
       principal,
       accept: typeof accept === 'string' ? accept : undefined,
+      cost: { score: complexity, limit: maxComplexity },
     };
   }
 
@@ -168,10 +171,6 @@ export class Gate {
     } catch (error) {
       if (error instanceof ValidationError) {
         throw new RequestError('BAD_USER_INPUT', 400, error.message);
-      }
-      const code = error instanceof GraphQLError ? error.extensions.code : undefined;
-      if (code === 'PAGE_SIZE_EXCEEDED') {
-        throw new RequestError('PAGE_SIZE_EXCEEDED', 400, (error as GraphQLError).message);
       }
       if (error instanceof GraphQLError) {
         throw new RequestError('BAD_USER_INPUT', 400, error.message, [error]);
@@ -225,13 +224,27 @@ function pickOperation(
   );
 }
 
+/** `application/json` with any parameters (`; charset=utf-8`). */
+function isJson(header: string | undefined): boolean {
+  return header?.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
 /** `{query, variables, operationName}` from a POST body or a GET query string. */
 function readOperation(request: FastifyRequest): {
   source: string;
   variables: Record<string, unknown> | undefined;
   operationName: string | undefined;
 } {
-  const params = request.method === 'GET' ? request.query : request.body;
+  // HEAD is GET without a response body.
+  const get = request.method === 'GET' || request.method === 'HEAD';
+  if (!get && !isJson(request.headers['content-type'])) {
+    throw new RequestError(
+      'BAD_REQUEST',
+      415,
+      'Unsupported Content-Type: send the operation as application/json (or use GET).',
+    );
+  }
+  const params = get ? request.query : request.body;
   if (Array.isArray(params)) {
     throw new RequestError('BAD_REQUEST', 400, 'Batched queries are not supported.');
   }
@@ -239,7 +252,7 @@ function readOperation(request: FastifyRequest): {
     throw new RequestError('BAD_REQUEST', 400, 'Must provide query string.');
   }
   if (params.query.length > MAX_QUERY_LENGTH) {
-    throw new RequestError('QUERY_TOO_LARGE', 422, 'Query too large');
+    throw new RequestError('QUERY_TOO_LARGE', 400, 'Query too large');
   }
   let variables: unknown = params.variables;
   if (typeof variables === 'string') {
@@ -256,7 +269,7 @@ function readOperation(request: FastifyRequest): {
     throw new RequestError('BAD_REQUEST', 400, 'Variables must be an object.');
   }
   // Both engines then read the same decoded variables (Apollo refuses a string in a POST body).
-  if (request.method !== 'GET') {
+  if (!get) {
     if (variables === undefined || variables === null) delete params.variables;
     else params.variables = variables;
   }

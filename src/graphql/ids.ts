@@ -4,10 +4,22 @@
  * a tampered value is rejected instead of silently meaning something else.
  */
 
-export const NODE_TYPES = ['User', 'Project', 'Event'] as const;
+export const NODE_TYPES = [
+  'User',
+  'Project',
+  'Event',
+  'Issue',
+  'MergeRequest',
+  'Milestone',
+  'Note',
+  'Snippet',
+] as const;
 export type NodeTypeName = (typeof NODE_TYPES)[number];
 
-const GID = /^gid:\/\/pulsegate\/(User|Project|Event)\/([1-9]\d{0,15})$/;
+const TYPES = NODE_TYPES.join('|');
+const GID = new RegExp(`^gid://pulsegate/(${TYPES})/([1-9]\\d{0,15})$`);
+/** GitLab's spelling, accepted as written (not base64) wherever an `ID` is taken. */
+const GITLAB_GID = new RegExp(`^gid://gitlab/(${TYPES})/([1-9]\\d{0,15})$`);
 const CURSOR = /^event:([1-9]\d{0,15})$/;
 
 function encode(text: string): string {
@@ -25,9 +37,10 @@ export function toGlobalId(type: NodeTypeName, id: number): string {
   return encode(`gid://pulsegate/${type}/${id}`);
 }
 
+/** Our opaque id, or GitLab's `gid://gitlab/<Type>/<id>` written out. */
 export function fromGlobalId(value: string): { type: NodeTypeName; id: number } | null {
   const text = decode(value);
-  const match = text === null ? null : GID.exec(text);
+  const match = text === null ? GITLAB_GID.exec(value) : GID.exec(text);
   if (!match) return null;
   const id = Number(match[2]);
   return Number.isSafeInteger(id) ? { type: match[1] as NodeTypeName, id } : null;
@@ -44,4 +57,13 @@ export function decodeCursor(value: string): number | null {
   if (!match) return null;
   const id = Number(match[1]);
   return Number.isSafeInteger(id) ? id : null;
+}
+
+/**
+ * The numeric id or path an `ID` argument names: a global id of the expected type (either
+ * spelling) becomes its numeric id; anything else is passed on as written.
+ */
+export function idArgument(value: string, type: NodeTypeName): string {
+  const gid = fromGlobalId(value);
+  return gid && gid.type === type ? String(gid.id) : value;
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity/activity.js';
 import { acceptBrowserSessions } from '../http/credentials.js';
+import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { createContext } from './context.js';
@@ -39,6 +40,11 @@ export function graphqlApi(services: Services) {
     await app.register(async (api) => {
       // GraphiQL's fetcher: the signed-in session with its CSRF header (http/credentials.ts).
       acceptBrowserSessions(api);
+      // GraphQL's own paths only: this scope's preflight route would otherwise answer anywhere.
+      const paths = new Set<string>(GRAPHQL_PATHS);
+      await registerCors(api, config.corsOrigins, ['GET', 'HEAD', 'POST'], (request) =>
+        paths.has(request.url.split('?')[0]!),
+      );
       limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
       api.setErrorHandler(
         errorHandler('graphql', (problem, reply) => {
@@ -83,7 +89,13 @@ export function graphqlApi(services: Services) {
             const hit = ticket && results.get(ticket);
             if (ticket) services.metrics.cacheLookup('graphql_result', hit !== undefined);
             if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
-            const context = createContext(services, prepared.principal, request.log, eventModels);
+            const context = createContext(
+              services,
+              prepared.principal,
+              request.log,
+              eventModels,
+              prepared.cost,
+            );
             const outcome = await execute(request, prepared, context);
             reply.code(outcome.status).header('content-type', outcome.contentType);
             if (!ticket || outcome.failed || outcome.status !== 200)

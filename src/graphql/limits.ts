@@ -17,7 +17,7 @@ import {
 import { createRequire } from 'node:module';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { MAX_PER_PAGE } from '../domain/pagination.js';
-import { pageSize } from './pagination.js';
+import { estimatedPageSize } from './pagination.js';
 
 // The package's ESM build imports graphql's .mjs files, a second copy of graphql next to the CJS
 // one everything else uses ("another module or realm"); its CJS build shares ours.
@@ -62,7 +62,7 @@ export function queryDepth(document: DocumentNode, operation: OperationDefinitio
 
 function multiplier(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number {
   const type = getNamedType(field.type).name;
-  if (type === 'EventConnection') return pageSize(args);
+  if (type === 'EventConnection') return estimatedPageSize(args);
   if (field.name === 'nodes' && Array.isArray(args.ids)) {
     return Math.min(args.ids.length, MAX_PER_PAGE);
   }
@@ -73,7 +73,10 @@ function multiplier(field: GraphQLField<unknown, unknown>, args: Record<string, 
 const estimator: ComplexityEstimator = ({ field, args, childComplexity }) =>
   1 + multiplier(field, args) * childComplexity;
 
-/** Throws the page-size errors of `pageSize` for any connection in the operation. */
+/**
+ * The cost of an operation. Page arguments are not judged here: a bad `first`/`last` is a field
+ * error of its connection (the rest of the response stands), and is priced at what it could fetch.
+ */
 export function queryComplexity(
   schema: GraphQLSchema,
   document: DocumentNode,

@@ -1,7 +1,8 @@
 /**
  * Connection arguments: `first`/`last` from 1 to the REST maximum (100), default the REST default
- * (20), never both. The request gate applies the same rule before execution (for the complexity
- * estimate), so a bad page size is refused with one code wherever it appears.
+ * (20), never both. A bad page argument is an error of its own connection field (with its
+ * code), so the rest of a response stands; the gate's cost estimate prices it at what it could
+ * fetch (`estimatedPageSize`) without refusing the request.
  */
 import { ValidationError } from '../domain/errors.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../domain/pagination.js';
@@ -22,7 +23,14 @@ export interface PageWindow {
   beforeId?: number;
 }
 
-/** The page size a connection field will return (for cost estimates); throws on bad sizes. */
+/** What a connection could fetch, for cost estimates: never throws, clamped to 1..100. */
+export function estimatedPageSize(args: Record<string, unknown>): number {
+  const sizes = [args.first, args.last].filter((v): v is number => typeof v === 'number');
+  if (sizes.length === 0) return DEFAULT_PER_PAGE;
+  return Math.min(MAX_PER_PAGE, Math.max(1, ...sizes));
+}
+
+/** The page size a connection field will return; throws on bad sizes. */
 export function pageSize(args: RawPageArgs): number {
   const { first, last } = args;
   if (first != null && last != null) {

@@ -11,7 +11,7 @@ import {
   userWebUrl,
 } from '../domain/links.js';
 import { BLANK_SHA } from '../domain/vocabulary.js';
-import type { EventView, PushView } from '../services/activity/activity.js';
+import type { EventTarget, EventView, PushView } from '../services/activity/activity.js';
 import type {
   IssueView,
   MergeRequestView,
@@ -53,6 +53,7 @@ export class Presenter {
         username: row.username,
         name: row.name,
         state: row.state,
+        locked: false,
         avatarUrl: avatarUrl(row),
         webUrl: userWebUrl(this.externalUrl, row),
       };
@@ -114,6 +115,7 @@ export class Presenter {
       targetTitle: view.targetTitle,
       author: this.maybeUser(view.author),
       project: this.project(view.project),
+      imported: false,
       payload: view.note ? this.note(view.note) : view.push ? this.push(view, view.push) : null,
     };
   }
@@ -121,6 +123,7 @@ export class Presenter {
   note(note: NoteView): NoteType {
     return {
       __typename: 'Note',
+      id: toGlobalId('Note', note.id),
       databaseId: note.id,
       body: note.body,
       system: note.system,
@@ -149,20 +152,44 @@ export class Presenter {
       commitTo: push.commitTo,
       commitCount: push.commitCount,
       commitTitle: push.commitTitle,
-      commits: push.commits,
+      commits: push.commits.map((commit) => ({ ...commit, timestamp: instant(commit.timestamp) })),
       repository: {
         name: project.name,
         url: repositorySshUrl(this.externalUrl, project),
         description: project.description,
         homepage: projectWebUrl(this.externalUrl, project),
       },
+      userId: view.authorId,
+      userName: view.author?.name ?? '',
+      refCount: null,
     };
+  }
+
+  /** The model of an event's target (or of a node looked up by id). */
+  target(target: EventTarget) {
+    switch (target.type) {
+      case 'Issue':
+        return this.issue(target.issue, target.author);
+      case 'MergeRequest':
+        return this.mergeRequest(target.mergeRequest, target.author);
+      case 'Milestone':
+        return this.milestone(target.milestone);
+      case 'Snippet':
+        return this.snippet(target.snippet, target.author);
+      case 'Note':
+        return this.note(target.note);
+      case 'Project':
+        return this.project(target.project);
+      case 'User':
+        return this.user(target.user);
+    }
   }
 
   issue(issue: IssueView, author: UserView | null): IssueType {
     return {
       ...this.mergeRequest(issue, author),
       __typename: 'Issue',
+      id: toGlobalId('Issue', issue.id),
       confidential: issue.confidential,
     };
   }
@@ -170,6 +197,7 @@ export class Presenter {
   mergeRequest(mr: MergeRequestView, author: UserView | null): MergeRequestType {
     return {
       __typename: 'MergeRequest',
+      id: toGlobalId('MergeRequest', mr.id),
       databaseId: mr.id,
       iid: mr.iid,
       title: mr.title,
@@ -183,6 +211,7 @@ export class Presenter {
   milestone(milestone: MilestoneView): MilestoneType {
     return {
       __typename: 'Milestone',
+      id: toGlobalId('Milestone', milestone.id),
       databaseId: milestone.id,
       iid: milestone.iid,
       title: milestone.title,
@@ -194,6 +223,7 @@ export class Presenter {
   snippet(snippet: SnippetView, author: UserView | null): SnippetType {
     return {
       __typename: 'Snippet',
+      id: toGlobalId('Snippet', snippet.id),
       databaseId: snippet.id,
       title: snippet.title,
       projectId: snippet.projectId,
@@ -201,4 +231,10 @@ export class Presenter {
       createdAt: snippet.createdAt,
     };
   }
+}
+
+/** A commit time as stored (ISO 8601 with an offset) as the `Time` scalar prints it (UTC). */
+function instant(text: string): number | string {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : text;
 }

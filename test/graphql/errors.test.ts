@@ -89,7 +89,7 @@ const CASES: Case[] = [
   },
   {
     name: 'query too large',
-    status: 422,
+    status: 400,
     body: err('Query too large', 'QUERY_TOO_LARGE'),
     request: () => post(`{ currentUser { id } }${' '.repeat(10_000)}`),
   },
@@ -258,11 +258,21 @@ const CASES: Case[] = [
       ),
   },
   {
-    name: 'page size through a variable',
-    status: 400,
-    body: err('first must be at most 100', 'PAGE_SIZE_EXCEEDED'),
+    name: 'page size through a variable (an error of the connection alone)',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message: 'first must be at most 100',
+          locations: [{ line: 1, column: 49 }],
+          path: ['user', 'events'],
+          extensions: { code: 'PAGE_SIZE_EXCEEDED' },
+        },
+      ],
+      data: { user: { username: 'alice', events: null } },
+    },
     request: () =>
-      post('query Q($n: Int) { user(id: "alice") { events(first: $n) { totalCount } } }', {
+      post('query Q($n: Int) { user(id: "alice") { username events(first: $n) { totalCount } } }', {
         n: 500,
       }),
   },
@@ -278,9 +288,84 @@ const CASES: Case[] = [
           extensions: { code: 'UNAUTHENTICATED' },
         },
       ],
-      data: null,
+      data: { events: null },
     },
     request: () => post('{ events { totalCount } }'),
+  },
+  {
+    name: 'anonymous: the viewer events fail alone, the rest is answered',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message: '401 Unauthorized',
+          locations: [{ line: 1, column: 58 }],
+          path: ['events'],
+          extensions: { code: 'UNAUTHENTICATED' },
+        },
+      ],
+      data: { currentUser: null, project: { fullPath: 'alice/app' }, events: null },
+    },
+    request: (t) =>
+      post(
+        `{ currentUser { id } project(idOrPath: "${t.projectId}") { fullPath } events { totalCount } }`,
+      ),
+  },
+  {
+    name: 'a bad cursor on user.events keeps the user',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message: 'after is not a valid cursor',
+          locations: [{ line: 1, column: 32 }],
+          path: ['user', 'events'],
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ],
+      data: { user: { username: 'alice', events: null } },
+    },
+    request: () => post('{ user(id: "alice") { username events(after: "nope") { totalCount } } }'),
+  },
+  {
+    name: 'first and last together: a field error, the estimate still runs',
+    status: 200,
+    body: {
+      errors: [
+        {
+          message: 'first and last cannot be combined',
+          locations: [{ line: 1, column: 32 }],
+          path: ['user', 'events'],
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ],
+      data: { user: { username: 'alice', events: null } },
+    },
+    request: () =>
+      post('{ user(id: "alice") { username events(first: 5, last: 5) { totalCount } } }'),
+  },
+  {
+    name: 'a page size over 100 is still priced (at 100) by the gate',
+    status: 400,
+    body: err(
+      'Query has complexity of 20301, which exceeds max complexity of 10000',
+      'QUERY_TOO_COMPLEX',
+    ),
+    request: (t) =>
+      post(
+        '{ events(first: 500) { nodes { author { events(first: 100) { nodes { databaseId } } } } } }',
+        undefined,
+        { 'PRIVATE-TOKEN': t.alice },
+      ),
+  },
+  {
+    name: 'text/plain body',
+    status: 415,
+    body: err(
+      'Unsupported Content-Type: send the operation as application/json (or use GET).',
+      'BAD_REQUEST',
+    ),
+    request: () => ({ headers: { 'content-type': 'text/plain' }, body: '{ currentUser { id } }' }),
   },
   {
     name: 'read_user token on a project',
@@ -390,3 +475,27 @@ for (const dialect of DIALECTS) {
     }
   });
 }
+
+describe('HEAD /api/graphql is GET without a body (both engines)', () => {
+  for (const engine of ENGINES) {
+    it(engine, async () => {
+      const server = await startServer({ config: { graphqlEngine: engine } });
+      try {
+        const path = `/api/graphql?query=${encodeURIComponent('{ currentUser { id } }')}`;
+        const get = await fetch(`${server.url}${path}`);
+        const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
+        assert.equal(get.status, 200);
+        assert.deepEqual(await get.json(), { data: { currentUser: null } });
+        assert.equal(head.status, 200);
+        assert.equal(head.headers.get('content-type'), 'application/json; charset=utf-8');
+        assert.equal(await head.text(), '');
+        // A mutation is refused on HEAD as on GET.
+        const mutation = `/api/graphql?query=${encodeURIComponent('mutation { x }')}`;
+        const refused = await fetch(`${server.url}${mutation}`, { method: 'HEAD' });
+        assert.equal(refused.status, 400);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});

@@ -128,7 +128,7 @@ for (const dialect of DIALECTS) {
         );
         assert.equal(res.status, 200);
         assert.equal(res.body.errors, undefined);
-        const nodes = res.body.data!.project!.events.nodes;
+        const nodes = res.body.data!.project!.events!.nodes;
         assert.equal(nodes.length, first);
         // Every event really carries its nested data.
         for (const node of nodes) {

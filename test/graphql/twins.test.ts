@@ -156,7 +156,7 @@ for (const dialect of DIALECTS) {
           );
           assert.equal(res.status, 200);
           assert.equal(res.body.errors, undefined);
-          const events = res.body.data!.project!.events;
+          const events = res.body.data!.project!.events!;
           const restBody = rest.body as Array<Record<string, unknown>>;
           assert.deepEqual(
             events.nodes.map((e) => e.databaseId),
@@ -212,11 +212,11 @@ for (const dialect of DIALECTS) {
             );
             assert.equal(res.status, 200);
             assert.deepEqual(
-              res.body.data!.user!.events.nodes.map((e) => e.databaseId),
+              res.body.data!.user!.events!.nodes.map((e) => e.databaseId),
               expected,
               `${viewer} → ${subject}`,
             );
-            assert.equal(res.body.data!.user!.events.totalCount, expected.length);
+            assert.equal(res.body.data!.user!.events!.totalCount, expected.length);
           }
           if (!token) continue;
           for (const scope of [undefined, 'all'] as const) {
@@ -232,7 +232,7 @@ for (const dialect of DIALECTS) {
               { token },
             );
             assert.deepEqual(
-              res.body.data!.events.nodes.map((e) => e.databaseId),
+              res.body.data!.events!.nodes.map((e) => e.databaseId),
               expected,
               `${viewer} scope=${scope}`,
             );
@@ -266,7 +266,7 @@ for (const dialect of DIALECTS) {
               } else {
                 assert.equal(rest.status, 200);
                 assert.deepEqual(
-                  res.body.data!.project!.events.nodes.map((e) => e.databaseId),
+                  res.body.data!.project!.events!.nodes.map((e) => e.databaseId),
                   ids(rest.body),
                   `${viewer} ${vis}`,
                 );
@@ -295,15 +295,15 @@ for (const dialect of DIALECTS) {
           { id: 'pat', first: 5 },
           { token: world.tokens.nina! },
         );
-        assert.deepEqual(hidden.body.data!.user!.events.nodes, []);
-        assert.equal(hidden.body.data!.user!.events.totalCount, 0);
+        assert.deepEqual(hidden.body.data!.user!.events!.nodes, []);
+        assert.equal(hidden.body.data!.user!.events!.totalCount, 0);
         const own = await gql(
           server.url,
           UserEventsDocument,
           { id: 'pat', first: 5 },
           { token: world.tokens.pat! },
         );
-        assert.equal(own.body.data!.user!.events.nodes.length, 5);
+        assert.equal(own.body.data!.user!.events!.nodes.length, 5);
       });
     });
   }

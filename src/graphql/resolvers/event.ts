@@ -12,22 +12,6 @@ export class EventResolver {
   async target(@Root() event: EventType, @Ctx() ctx: GraphQLContext): Promise<unknown> {
     const target = await ctx.reader.target(event);
     if (!target) return null;
-    const { present } = ctx;
-    switch (target.type) {
-      case 'Issue':
-        return present.issue(target.issue, target.author);
-      case 'MergeRequest':
-        return present.mergeRequest(target.mergeRequest, target.author);
-      case 'Milestone':
-        return present.milestone(target.milestone);
-      case 'Snippet':
-        return present.snippet(target.snippet, target.author);
-      case 'Note':
-        return present.note(target.note);
-      case 'Project':
-        return present.project(target.project);
-      case 'User':
-        return present.user(target.user);
-    }
+    return ctx.present.target(target);
   }
 }

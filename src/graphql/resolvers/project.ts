@@ -9,6 +9,7 @@ import { ProjectType } from '../types/project.js';
 @Resolver(() => ProjectType)
 export class ProjectResolver {
   @FieldResolver(() => EventConnectionType, {
+    nullable: true,
     description: "The project's events the viewer may see (confidential and code rules applied).",
   })
   async events(

@@ -5,10 +5,11 @@ import { MAX_PER_PAGE } from '../../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../../domain/scopes.js';
 import type { GraphQLContext } from '../context.js';
 import { eventConnection, toEventFilter } from '../connection.js';
-import { fromGlobalId } from '../ids.js';
+import { fromGlobalId, idArgument } from '../ids.js';
 import { EventConnectionType, ViewerEventsArgs } from '../types/connection.js';
 import { NodeInterface } from '../types/node.js';
 import { ProjectType } from '../types/project.js';
+import { QueryComplexityType } from '../types/complexity.js';
 import { UserType } from '../types/user.js';
 
 @Resolver()
@@ -23,6 +24,7 @@ export class QueryResolver {
   }
 
   @Query(() => EventConnectionType, {
+    nullable: true,
     description: "The viewer's events (REST /events); scope ALL as REST scope=all. Needs a token.",
   })
   async events(@Args(() => ViewerEventsArgs) args: ViewerEventsArgs, @Ctx() ctx: GraphQLContext) {
@@ -35,25 +37,51 @@ export class QueryResolver {
 
   @Query(() => UserType, {
     nullable: true,
-    description: 'A user by numeric id or username (case-insensitive), as REST /users/:id.',
+    description:
+      'A user by `id` (numeric, username or global id) or `username` (case-insensitive, as GitLab), as REST /users/:id; exactly one.',
   })
-  async user(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+  async user(
+    @Arg('id', () => ID, { nullable: true }) id: string | null | undefined,
+    @Arg('username', () => String, { nullable: true }) username: string | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    return ctx.present.user(await ctx.reader.user(id));
+    const key = exactlyOne({ id, username });
+    return ctx.present.user(
+      await ctx.reader.user(key.name === 'id' ? idArgument(key.value, 'User') : key.value),
+    );
   }
 
   @Query(() => ProjectType, {
     nullable: true,
-    description: 'A project by numeric id or full path; NOT_FOUND when missing or not visible.',
+    description:
+      'A project by `idOrPath` (numeric id, full path or global id) or `fullPath` (as GitLab); exactly one. NOT_FOUND when missing or not visible.',
   })
-  async project(@Arg('idOrPath', () => ID) idOrPath: string, @Ctx() ctx: GraphQLContext) {
+  async project(
+    @Arg('idOrPath', () => ID, { nullable: true }) idOrPath: string | null | undefined,
+    @Arg('fullPath', () => ID, { nullable: true }) fullPath: string | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
     ctx.authorize(ENDPOINT_SCOPES.project);
-    return ctx.present.project(await ctx.reader.project(idOrPath));
+    const key = exactlyOne({ idOrPath, fullPath });
+    return ctx.present.project(
+      await ctx.reader.project(
+        key.name === 'idOrPath' ? idArgument(key.value, 'Project') : key.value,
+      ),
+    );
+  }
+
+  @Query(() => QueryComplexityType, {
+    description: 'What this query costs (the number the request gate computed) and its limit.',
+  })
+  queryComplexity(@Ctx() ctx: GraphQLContext): QueryComplexityType {
+    return { score: ctx.cost.score, limit: ctx.cost.limit };
   }
 
   @Query(() => NodeInterface, {
     nullable: true,
-    description: 'Any User, Project or Event by global id; null when missing or not visible.',
+    description:
+      'Any node by global id (ours or `gid://gitlab/<Type>/<id>`); null when missing or not visible.',
   })
   node(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     return resolveNode(ctx, id);
@@ -88,5 +116,28 @@ async function resolveNode(ctx: GraphQLContext, value: string) {
       const view = await reader.event(gid.id);
       return view ? present.event(view) : null;
     }
+    case 'Issue':
+    case 'MergeRequest':
+    case 'Milestone':
+    case 'Note':
+    case 'Snippet': {
+      ctx.authorize(ENDPOINT_SCOPES.project);
+      const target = await reader.content(gid.type, gid.id);
+      return target ? present.target(target) : null;
+    }
   }
+}
+
+/** The one argument given among alternatives (`user(id:)` or `user(username:)`). */
+function exactlyOne<K extends string>(
+  args: Record<K, string | null | undefined>,
+): { name: K; value: string } {
+  const given = (Object.entries(args) as Array<[K, string | null | undefined]>).filter(
+    (entry): entry is [K, string] => entry[1] != null,
+  );
+  if (given.length !== 1) {
+    const names = Object.keys(args).join(' or ');
+    throw new ValidationError([`exactly one of ${names} must be given`]);
+  }
+  return { name: given[0]![0], value: given[0]![1] };
 }

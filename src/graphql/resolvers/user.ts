@@ -9,6 +9,7 @@ import { UserType } from '../types/user.js';
 @Resolver(() => UserType)
 export class UserResolver {
   @FieldResolver(() => EventConnectionType, {
+    nullable: true,
     description:
       "The user's events in projects the viewer can read; empty for private or blocked profiles.",
   })

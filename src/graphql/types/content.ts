@@ -1,56 +1,76 @@
 /** Objects an event can be about (its target) besides users and projects. */
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { NodeInterface } from './node.js';
 import { TimeScalar } from './scalars.js';
 import { UserType } from './user.js';
 
-@ObjectType('Issue', { simpleResolvers: true })
+/**
+ * Nullable on every member of `EventTarget`/`EventPayload` alike: personal snippets have no
+ * project, and a field selected across a union must have one type on all its members.
+ */
+const PROJECT_ID = 'The numeric id of the project; null for personal snippets only.';
+
+@ObjectType('Issue', { implements: NodeInterface, simpleResolvers: true })
 export class IssueType {
   __typename!: 'Issue';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (#iid).' }) iid!: number;
   @Field(() => String) title!: string;
   @Field(() => String) state!: string;
   @Field(() => Boolean) confidential!: boolean;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('MergeRequest', { simpleResolvers: true })
+@ObjectType('MergeRequest', { implements: NodeInterface, simpleResolvers: true })
 export class MergeRequestType {
   __typename!: 'MergeRequest';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
   @Field(() => String) title!: string;
   @Field(() => String) state!: string;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('Milestone', { simpleResolvers: true })
+@ObjectType('Milestone', { implements: NodeInterface, simpleResolvers: true })
 export class MilestoneType {
   __typename!: 'Milestone';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int) iid!: number;
   @Field(() => String) title!: string;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('Snippet', { simpleResolvers: true })
+@ObjectType('Snippet', { implements: NodeInterface, simpleResolvers: true })
 export class SnippetType {
   __typename!: 'Snippet';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => String) title!: string;
-  @Field(() => Int, { nullable: true }) projectId!: number | null;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
 }
 
-@ObjectType('Note', { simpleResolvers: true, description: 'A comment.' })
+@ObjectType('Note', {
+  implements: NodeInterface,
+  simpleResolvers: true,
+  description: 'A comment.',
+})
 export class NoteType {
   __typename!: 'Note';
+  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => String) body!: string;
   @Field(() => Boolean) system!: boolean;
@@ -60,7 +80,8 @@ export class NoteType {
   @Field(() => Int) noteableId!: number;
   @Field(() => Int, { nullable: true, description: 'iid of the issue or merge request.' })
   noteableIid!: number | null;
-  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true, description: PROJECT_ID })
+  projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
   @Field(() => TimeScalar) updatedAt!: number;

@@ -77,6 +77,9 @@ export class EventType {
   @Field(() => ProjectType)
   project!: ProjectType;
 
+  @Field(() => Boolean, { description: 'As REST `imported`: always false (no importer).' })
+  imported!: boolean;
+
   @Field(() => EventPayloadUnion, { nullable: true })
   payload!: NoteType | PushDataType | null;
 

@@ -24,6 +24,9 @@ export class UserType {
   @Field(() => String, { description: '`active` or `blocked`.' })
   state!: string;
 
+  @Field(() => Boolean, { description: 'As REST `locked`: always false.' })
+  locked!: boolean;
+
   @Field(() => String)
   avatarUrl!: string;
 

@@ -5,7 +5,11 @@
  */
 import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
-import type { Viewer } from '../../domain/visibility.js';
+import {
+  type Viewer,
+  canReadConfidential,
+  canReadPersonalSnippet,
+} from '../../domain/visibility.js';
 import type { Store } from '../../store/store.js';
 import type { ActivityService, ResolvedProject } from './activity.js';
 import type { EventListing } from './event-listing.js';
@@ -116,6 +120,43 @@ export class ActivityReader {
     return this.activity.findEvent(id, this.viewer);
   }
 
+  /**
+   * An issue, merge request, milestone, note or snippet by id, under the rules of the events that
+   * show it: its project must be readable by the viewer, and a confidential issue (or a note on
+   * one) needs Reporter, authorship or admin. Null when missing or hidden.
+   */
+  async content(
+    type: 'Issue' | 'MergeRequest' | 'Milestone' | 'Note' | 'Snippet',
+    id: number,
+  ): Promise<EventTarget | null> {
+    const target = await this.target({ targetType: type, targetId: id });
+    if (!target) return null;
+    const projectId = contentProjectId(target);
+    if (projectId === null) {
+      // Only snippets have no project.
+      return target.type === 'Snippet' && canReadPersonalSnippet(target.snippet, this.viewer)
+        ? target
+        : null;
+    }
+    let resolved: ResolvedProject;
+    try {
+      resolved = await this.resolveProject(String(projectId));
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+    let issue: { confidential: boolean; authorId: number } | null = null;
+    if (target.type === 'Issue') issue = target.issue;
+    if (target.type === 'Note' && target.note.noteableType === 'Issue') {
+      const row = await this.loaders.issues.load(target.note.noteableId);
+      issue = row ? issueView(row) : null;
+    }
+    if (issue?.confidential && !canReadConfidential(issue, this.viewer, resolved.accessLevel)) {
+      return null;
+    }
+    return target;
+  }
+
   /** What an event is about, loaded in batches across the request; null if not modelled. */
   async target(event: {
     targetType: string | null;
@@ -183,5 +224,24 @@ export class ActivityReader {
       default:
         return null;
     }
+  }
+}
+
+function contentProjectId(target: EventTarget): number | null {
+  switch (target.type) {
+    case 'Issue':
+      return target.issue.projectId;
+    case 'MergeRequest':
+      return target.mergeRequest.projectId;
+    case 'Milestone':
+      return target.milestone.projectId;
+    case 'Note':
+      return target.note.projectId;
+    case 'Snippet':
+      return target.snippet.projectId;
+    case 'Project':
+      return target.project.id;
+    case 'User':
+      return null;
   }
 }

@@ -81,7 +81,7 @@ export type ViewerEventsQueryVariables = Exact<{
 }>;
 
 
-export type ViewerEventsQuery = { events: { totalCount: number | null, nodes: Array<{ id: string, databaseId: number, action: EventAction, actionName: string, createdAt: string, projectId: number, authorId: number, targetType: EventTargetType | null, targetId: number | null, targetIid: number | null, targetTitle: string | null, author: { id: string, databaseId: number, username: string, name: string, state: string, avatarUrl: string, webUrl: string } | null, project: { id: string, databaseId: number, fullPath: string, visibility: VisibilityLevel } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { databaseId: number } }> } };
+export type ViewerEventsQuery = { events: { totalCount: number | null, nodes: Array<{ id: string, databaseId: number, action: EventAction, actionName: string, createdAt: string, projectId: number, authorId: number, targetType: EventTargetType | null, targetId: number | null, targetIid: number | null, targetTitle: string | null, author: { id: string, databaseId: number, username: string, name: string, state: string, avatarUrl: string, webUrl: string } | null, project: { id: string, databaseId: number, fullPath: string, visibility: VisibilityLevel } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { databaseId: number } }> } | null };
 
 export type UserEventsQueryVariables = Exact<{
   id: string | number;
@@ -93,7 +93,7 @@ export type UserEventsQueryVariables = Exact<{
 }>;
 
 
-export type UserEventsQuery = { user: { id: string, username: string, events: { totalCount: number | null, nodes: Array<{ id: string, databaseId: number, action: EventAction, actionName: string, createdAt: string, projectId: number, authorId: number, targetType: EventTargetType | null, targetId: number | null, targetIid: number | null, targetTitle: string | null, author: { id: string, databaseId: number, username: string, name: string, state: string, avatarUrl: string, webUrl: string } | null, project: { id: string, databaseId: number, fullPath: string, visibility: VisibilityLevel } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { databaseId: number } }> } } | null };
+export type UserEventsQuery = { user: { id: string, username: string, events: { totalCount: number | null, nodes: Array<{ id: string, databaseId: number, action: EventAction, actionName: string, createdAt: string, projectId: number, authorId: number, targetType: EventTargetType | null, targetId: number | null, targetIid: number | null, targetTitle: string | null, author: { id: string, databaseId: number, username: string, name: string, state: string, avatarUrl: string, webUrl: string } | null, project: { id: string, databaseId: number, fullPath: string, visibility: VisibilityLevel } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { databaseId: number } }> } | null } | null };
 
 export type ProjectEventsQueryVariables = Exact<{
   idOrPath: string | number;
@@ -105,7 +105,7 @@ export type ProjectEventsQueryVariables = Exact<{
 }>;
 
 
-export type ProjectEventsQuery = { project: { id: string, fullPath: string, events: { totalCount: number | null, nodes: Array<{ id: string, databaseId: number, action: EventAction, actionName: string, createdAt: string, projectId: number, authorId: number, targetType: EventTargetType | null, targetId: number | null, targetIid: number | null, targetTitle: string | null, author: { id: string, databaseId: number, username: string, name: string, state: string, avatarUrl: string, webUrl: string } | null, project: { id: string, databaseId: number, fullPath: string, visibility: VisibilityLevel } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { databaseId: number } }> } } | null };
+export type ProjectEventsQuery = { project: { id: string, fullPath: string, events: { totalCount: number | null, nodes: Array<{ id: string, databaseId: number, action: EventAction, actionName: string, createdAt: string, projectId: number, authorId: number, targetType: EventTargetType | null, targetId: number | null, targetIid: number | null, targetTitle: string | null, author: { id: string, databaseId: number, username: string, name: string, state: string, avatarUrl: string, webUrl: string } | null, project: { id: string, databaseId: number, fullPath: string, visibility: VisibilityLevel } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null }, edges: Array<{ cursor: string, node: { databaseId: number } }> } | null } | null };
 
 export type EventDetailsQueryVariables = Exact<{
   idOrPath: string | number;
@@ -124,7 +124,7 @@ export type EventDetailsQuery = { project: { events: { nodes: Array<{ databaseId
          | null, payload:
           | { __typename: 'Note', databaseId: number, body: string, noteableType: string, noteableIid: number | null, author: { username: string } | null }
           | { __typename: 'PushData', action: PushAction, refType: RefType, ref: string, refName: string, before: string, after: string, commitCount: number, commitTitle: string | null, commits: Array<{ id: string, message: string }>, repository: { name: string, url: string, homepage: string } }
-         | null }> } } | null };
+         | null }> } | null } | null };
 
 export type CurrentUserQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -138,7 +138,12 @@ export type NodeQueryVariables = Exact<{
 
 export type NodeQuery = { node:
     | { __typename: 'Event', databaseId: number, id: string }
+    | { __typename: 'Issue', id: string }
+    | { __typename: 'MergeRequest', id: string }
+    | { __typename: 'Milestone', id: string }
+    | { __typename: 'Note', id: string }
     | { __typename: 'Project', databaseId: number, id: string }
+    | { __typename: 'Snippet', id: string }
     | { __typename: 'User', databaseId: number, id: string }
    | null };
 
@@ -149,7 +154,12 @@ export type NodesQueryVariables = Exact<{
 
 export type NodesQuery = { nodes: Array<
     | { __typename: 'Event', id: string }
+    | { __typename: 'Issue', id: string }
+    | { __typename: 'MergeRequest', id: string }
+    | { __typename: 'Milestone', id: string }
+    | { __typename: 'Note', id: string }
     | { __typename: 'Project', id: string }
+    | { __typename: 'Snippet', id: string }
     | { __typename: 'User', id: string }
    | null> };
 
