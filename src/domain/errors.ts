@@ -26,7 +26,13 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, text: '403 Forbidden' },
   /** Missing, or not visible to the viewer (never 403, as GitLab does). */
   NOT_FOUND: { status: 404, text: '404 Not Found' },
+  /** The request is valid but the object's state forbids it (merging a closed merge request). */
+  NOT_ALLOWED: { status: 405, text: '405 Method Not Allowed' },
   CONFLICT: { status: 409, text: '409 Conflict' },
+  /** A model failed validation: messages per attribute (`{"title":["can't be blank"]}`). */
+  INVALID_RECORD: { status: 400, text: '400 Bad request' },
+  /** Understood but not processable (an `Idempotency-Key` reused for another request). */
+  UNPROCESSABLE: { status: 422, text: '422 Unprocessable Entity' },
   /** Too many failed attempts for an account, an address or a client. */
   THROTTLED: { status: 429, text: 'Too many failed attempts.' },
 } as const satisfies Record<string, { status: number; text: string }>;
@@ -105,6 +111,33 @@ export class ConflictError extends DomainError<'CONFLICT'> {
   }
 }
 
+export class NotAllowedError extends DomainError<'NOT_ALLOWED'> {
+  constructor(message: string = ERRORS.NOT_ALLOWED.text) {
+    super('NOT_ALLOWED', message);
+  }
+}
+
+/**
+ * A record that fails its model's validations, GitLab's `{"message":{"title":["can't be blank"]}}`:
+ * each attribute with its messages, in the order they were found.
+ */
+export class InvalidRecordError extends DomainError<'INVALID_RECORD'> {
+  constructor(readonly fields: Record<string, string[]>) {
+    super(
+      'INVALID_RECORD',
+      Object.entries(fields)
+        .map(([field, messages]) => messages.map((m) => `${field} ${m}`).join(', '))
+        .join(', '),
+    );
+  }
+}
+
+export class UnprocessableError extends DomainError<'UNPROCESSABLE'> {
+  constructor(message: string = ERRORS.UNPROCESSABLE.text) {
+    super('UNPROCESSABLE', message);
+  }
+}
+
 /** Retry after `retryAfter` seconds. */
 export class ThrottledError extends DomainError<'THROTTLED'> {
   constructor(readonly retryAfter: number) {
@@ -125,6 +158,9 @@ export type ServiceError =
   | ForbiddenError
   | InvalidRequestError
   | ConflictError
+  | NotAllowedError
+  | InvalidRecordError
+  | UnprocessableError
   | ThrottledError
   | OAuthProtocolError;
 

@@ -66,6 +66,11 @@ export function graphqlError(error: ServiceError): { message: string; code: Grap
       return { message: error.message, code: 'NOT_FOUND' };
     case 'CONFLICT':
       return { message: error.message, code: 'CONFLICT' };
+    case 'NOT_ALLOWED':
+    case 'UNPROCESSABLE':
+      return { message: error.message, code: 'BAD_REQUEST' };
+    case 'INVALID_RECORD':
+      return { message: error.message, code: 'BAD_USER_INPUT' };
     case 'INVALID_REQUEST':
     case 'OAUTH':
     case 'OAUTH_CLIENT':

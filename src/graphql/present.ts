@@ -14,7 +14,7 @@ import { BLANK_SHA } from '../domain/vocabulary.js';
 import type { EventTarget, EventView, PushView } from '../services/activity/activity.js';
 import type {
   IssueView,
-  MergeRequestView,
+  TrackedView,
   MilestoneView,
   NoteView,
   ProjectView,
@@ -194,7 +194,7 @@ export class Presenter {
     };
   }
 
-  mergeRequest(mr: MergeRequestView, author: UserView | null): MergeRequestType {
+  mergeRequest(mr: TrackedView, author: UserView | null): MergeRequestType {
     return {
       __typename: 'MergeRequest',
       id: toGlobalId('MergeRequest', mr.id),

@@ -47,10 +47,14 @@ export function restError(error: ServiceError): WireError {
       return plain({ error: error.error, error_description: error.description });
     case 'THROTTLED':
       return plain({ message: error.message }, { 'retry-after': String(error.retryAfter) });
+    case 'INVALID_RECORD':
+      return plain({ message: error.fields });
     case 'UNAUTHENTICATED':
     case 'FORBIDDEN':
     case 'NOT_FOUND':
+    case 'NOT_ALLOWED':
     case 'CONFLICT':
+    case 'UNPROCESSABLE':
       return plain({ message: error.message });
   }
 }

@@ -43,18 +43,31 @@ export interface ProjectView {
   createdAt: number;
 }
 
-export interface IssueView extends MergeRequestView {
-  confidential: boolean;
-}
-
-export interface MergeRequestView {
+/** What issues and merge requests share. */
+export interface TrackedView {
   id: number;
   projectId: number;
   iid: number;
   title: string;
+  description: string;
   authorId: number;
   state: string;
+  milestoneId: number | null;
   createdAt: number;
+  updatedAt: number;
+  closedAt: number | null;
+  closedById: number | null;
+}
+
+export interface IssueView extends TrackedView {
+  confidential: boolean;
+}
+
+export interface MergeRequestView extends TrackedView {
+  sourceBranch: string;
+  targetBranch: string;
+  mergedAt: number | null;
+  mergedById: number | null;
 }
 
 export interface MilestoneView {
@@ -62,7 +75,13 @@ export interface MilestoneView {
   projectId: number;
   iid: number;
   title: string;
+  description: string;
+  /** `active` or `closed`. */
+  state: string;
+  dueDate: string | null;
+  startDate: string | null;
   createdAt: number;
+  updatedAt: number;
 }
 
 export interface SnippetView {
@@ -164,20 +183,34 @@ function toProjectView(row: ProjectRow): ProjectView {
   };
 }
 
-export function issueView(row: IssueRow): IssueView {
-  return { ...mergeRequestView(row), confidential: row.confidential === 1 };
-}
-
-/** Issues share every column of a merge request's view, and add `confidential`. */
-export function mergeRequestView(row: MergeRequestRow): MergeRequestView {
+function trackedView(row: IssueRow | MergeRequestRow): TrackedView {
   return {
     id: row.id,
     projectId: row.project_id,
     iid: row.iid,
     title: row.title,
+    description: row.description,
     authorId: row.author_id,
     state: row.state,
+    milestoneId: row.milestone_id,
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    closedAt: row.closed_at,
+    closedById: row.closed_by_id,
+  };
+}
+
+export function issueView(row: IssueRow): IssueView {
+  return { ...trackedView(row), confidential: row.confidential === 1 };
+}
+
+export function mergeRequestView(row: MergeRequestRow): MergeRequestView {
+  return {
+    ...trackedView(row),
+    sourceBranch: row.source_branch,
+    targetBranch: row.target_branch,
+    mergedAt: row.merged_at,
+    mergedById: row.merged_by_id,
   };
 }
 
@@ -187,7 +220,12 @@ export function milestoneView(row: MilestoneRow): MilestoneView {
     projectId: row.project_id,
     iid: row.iid,
     title: row.title,
+    description: row.description,
+    state: row.state,
+    dueDate: row.due_date,
+    startDate: row.start_date,
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 

@@ -10,7 +10,7 @@ import {
   type Viewer,
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
-import type { Database, EventRow } from './schema.js';
+import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
 
 /** Where the events come from. */
 export type EventSource =
@@ -207,6 +207,30 @@ export class EventStore {
       .limit(window.limit)
       .execute();
     return window.kind === 'keyset' && window.reverse ? rows.reverse() : rows;
+  }
+
+  /**
+   * Appends one event (and its push payload) and returns its row. Call it inside the transaction
+   * that makes the change the event records.
+   */
+  async append(event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>): Promise<EventRow> {
+    const row = await this.db
+      .insertInto('events')
+      .values(event)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (push) {
+      await this.db
+        .insertInto('push_event_payloads')
+        .values({ ...push, event_id: row.id })
+        .execute();
+    }
+    await this.db
+      .updateTable('projects')
+      .set({ last_activity_at: row.created_at })
+      .where('id', '=', row.project_id)
+      .execute();
+    return row;
   }
 
   async byIds(ids: readonly number[]): Promise<EventRow[]> {

@@ -39,12 +39,19 @@ export interface ProjectsTable {
   visibility: string;
   creator_id: number;
   created_at: EpochMs;
+  default_branch: Generated<string>;
+  /** When the project last had activity (an event); null until its first write here. */
+  last_activity_at: EpochMs | null;
 }
 
 export interface ProjectMembersTable {
   project_id: number;
   user_id: number;
   access_level: number;
+  /** YYYY-MM-DD (UTC): the membership ends after this day. */
+  expires_at: string | null;
+  created_at: EpochMs | null;
+  created_by_id: number | null;
 }
 
 export interface IssuesTable {
@@ -56,6 +63,11 @@ export interface IssuesTable {
   confidential: Flag;
   state: string;
   created_at: EpochMs;
+  description: Generated<string>;
+  updated_at: Generated<EpochMs>;
+  closed_at: EpochMs | null;
+  closed_by_id: number | null;
+  milestone_id: number | null;
 }
 
 export interface MergeRequestsTable {
@@ -66,6 +78,21 @@ export interface MergeRequestsTable {
   author_id: number;
   state: string;
   created_at: EpochMs;
+  description: Generated<string>;
+  updated_at: Generated<EpochMs>;
+  closed_at: EpochMs | null;
+  closed_by_id: number | null;
+  milestone_id: number | null;
+  source_branch: Generated<string>;
+  target_branch: Generated<string>;
+  merged_at: EpochMs | null;
+  merged_by_id: number | null;
+}
+
+export interface MergeRequestApprovalsTable {
+  merge_request_id: number;
+  user_id: number;
+  created_at: EpochMs;
 }
 
 export interface MilestonesTable {
@@ -74,6 +101,13 @@ export interface MilestonesTable {
   iid: number;
   title: string;
   created_at: EpochMs;
+  description: Generated<string>;
+  /** `active` or `closed`. */
+  state: Generated<string>;
+  /** YYYY-MM-DD or null. */
+  due_date: string | null;
+  start_date: string | null;
+  updated_at: Generated<EpochMs>;
 }
 
 export interface SnippetsTable {
@@ -278,7 +312,22 @@ export interface ServerSecretsTable {
   created_at: EpochMs;
 }
 
+export interface IdempotencyKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  idempotency_key: string;
+  /** `METHOD path` of the first request. */
+  request: string;
+  body_digest: string;
+  status: number;
+  /** The first answer's JSON body. */
+  response: string;
+  created_at: EpochMs;
+}
+
 export interface Database {
+  idempotency_keys: IdempotencyKeysTable;
+  merge_request_approvals: MergeRequestApprovalsTable;
   /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */
   api_rate_limit: ApiRateLimitTable;
   auth_throttle: AuthThrottleTable;
@@ -313,6 +362,7 @@ export type EventRow = Selectable<EventsTable>;
 export type PushPayloadRow = Selectable<PushEventPayloadsTable>;
 export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type NewEvent = Insertable<EventsTable>;
+export type MemberRow = Selectable<ProjectMembersTable>;
 export type OAuthApplicationRow = Selectable<OAuthApplicationsTable>;
 export type OAuthGrantRow = Selectable<OAuthAccessGrantsTable>;
 export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>;

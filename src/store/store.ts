@@ -12,6 +12,7 @@ import { migrate, pendingMigrations } from './migrate.js';
 import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
+import { IdempotencyStore } from './idempotency.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
@@ -35,6 +36,7 @@ export class Store {
   readonly signingKeys: SigningKeyStore;
   readonly identity: IdentityStore;
   readonly deviceGrants: DeviceGrantStore;
+  readonly idempotency: IdempotencyStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -53,6 +55,7 @@ export class Store {
     this.signingKeys = new SigningKeyStore(db);
     this.identity = new IdentityStore(db);
     this.deviceGrants = new DeviceGrantStore(db);
+    this.idempotency = new IdempotencyStore(db);
   }
 
   /**

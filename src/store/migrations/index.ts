@@ -10,6 +10,7 @@ import * as secrets from './004_server_secrets.js';
 import * as throttlePending from './005_throttle_pending.js';
 import * as apiRateLimit from './006_api_rate_limit.js';
 import * as oidc from './007_oidc.js';
+import * as writes from './008_writes.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -25,4 +26,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '005_throttle_pending', up: throttlePending.up },
   { name: '006_api_rate_limit', up: apiRateLimit.up },
   { name: '007_oidc', up: oidc.up },
+  { name: '008_writes', up: writes.up },
 ];

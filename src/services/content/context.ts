@@ -1,0 +1,94 @@
+/**
+ * What every content operation works with: the store (the transaction's, for writes), the time of
+ * the write, the actor, and the event recorder (null when only reading).
+ */
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../domain/errors.js';
+import { type Ability, type ProjectActor, can } from '../../domain/permissions.js';
+import { canReadProject } from '../../domain/visibility.js';
+import type { Visibility } from '../../domain/vocabulary.js';
+import type { ProjectRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import type { Actor } from './content.js';
+import type { EventRecorder } from './recorder.js';
+
+export interface OpsContext {
+  store: Store;
+  now: number;
+  actor: Actor | null;
+  recorder: EventRecorder | null;
+}
+
+const SIGNED_NUMERIC_ID = /^-?\d+$/;
+
+/** A project the actor can read, with what they are in it. */
+export interface ProjectAccess {
+  project: ProjectRow;
+  accessLevel: number | null;
+  /** The actor as the policy sees them (null when anonymous). */
+  policy: ProjectActor | null;
+}
+
+export class Ops {
+  constructor(readonly context: OpsContext) {}
+
+  protected get store(): Store {
+    return this.context.store;
+  }
+
+  protected get now(): number {
+    return this.context.now;
+  }
+
+  /** The signed-in actor; anonymous callers get 401 (faces normally refuse them earlier). */
+  protected get actor(): Actor {
+    const { actor } = this.context;
+    if (!actor) throw new UnauthenticatedError();
+    return actor;
+  }
+
+  protected get recorder(): EventRecorder {
+    const { recorder } = this.context;
+    if (!recorder) throw new Error('a write outside ContentService.write');
+    return recorder;
+  }
+
+  /**
+   * `:id` of `/projects/:id`: a number or a full path. Unknown and unreadable projects are both
+   * `404 Project Not Found`, as GitLab answers.
+   */
+  async project(idOrPath: string | number): Promise<ProjectAccess> {
+    const key = String(idOrPath);
+    let project: ProjectRow | undefined;
+    if (SIGNED_NUMERIC_ID.test(key)) {
+      const id = Number(key);
+      project = Number.isSafeInteger(id) ? await this.store.projects.byId(id) : undefined;
+    } else if (key.includes('/')) {
+      project = await this.store.projects.byFullPath(key);
+    }
+    if (!project) throw new NotFoundError('Project');
+    const viewer = this.context.actor?.viewer ?? null;
+    const accessLevel = viewer
+      ? await this.store.projects.accessLevel(project.id, viewer.userId)
+      : null;
+    if (!canReadProject(project.visibility as Visibility, viewer, accessLevel)) {
+      throw new NotFoundError('Project');
+    }
+    const policy = viewer
+      ? { viewer, visibility: project.visibility as Visibility, accessLevel }
+      : null;
+    return { project, accessLevel, policy };
+  }
+
+  /** The project, when the actor has `ability` in it; else 403 (or 404 when unreadable). */
+  async projectFor(idOrPath: string | number, ability: Ability): Promise<ProjectAccess> {
+    const access = await this.project(idOrPath);
+    this.require(access, ability);
+    return access;
+  }
+
+  protected require(access: ProjectAccess, ability: Ability): ProjectActor {
+    if (!access.policy) throw new UnauthenticatedError();
+    if (!can(access.policy, ability)) throw new ForbiddenError();
+    return access.policy;
+  }
+}
