@@ -8,8 +8,15 @@ import { canReadProject } from '../../domain/visibility.js';
 import type { Visibility } from '../../domain/vocabulary.js';
 import type { ProjectRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
-import type { Actor } from './content.js';
+import type { Viewer } from '../../domain/visibility.js';
+import type { UserView } from '../views.js';
 import type { EventRecorder } from './recorder.js';
+
+/** Who is writing: a signed-in user (the token's owner). */
+export interface Actor {
+  user: UserView;
+  viewer: Viewer;
+}
 
 export interface OpsContext {
   store: Store;
