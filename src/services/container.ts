@@ -11,6 +11,7 @@ import { type OAuthServices, createOAuthServices } from './provider/provider.js'
 import { RequestBudget } from './accounts/request-budget.js';
 import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
+import { EventHooks } from './activity/event-hooks.js';
 
 export interface Services {
   config: Config;
@@ -25,6 +26,11 @@ export interface Services {
   health: HealthService;
   /** Prometheus metrics of this server (`/-/metrics`); services record cache lookups in it. */
   metrics: PrometheusMetrics;
+  /**
+   * What runs when an event is written: inside the write's transaction (the webhook outbox) and
+   * after it commits (live subscriptions). Register at start, before serving.
+   */
+  eventHooks: EventHooks;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
@@ -39,5 +45,6 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
     metrics,
+    eventHooks: new EventHooks(),
   };
 }
