@@ -13,6 +13,7 @@ import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-l
 import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
+import { startBackgroundJobs } from './background.js';
 import { registerCors } from './http/cors.js';
 import { sendJson } from './http/json.js';
 import { operationsEndpoints } from './http/operations.js';
@@ -95,7 +96,10 @@ export function redactUrl(url: string): string {
 export async function buildServer(options: BuildOptions): Promise<Server> {
   const { config } = options;
   const store = options.store ?? (await openStore(config.databaseUrl));
-  const services = createServices(config, store, options.clock);
+  // Failures after a write committed (an after-commit hook) are logged, never the writer's error.
+  const services = createServices(config, store, options.clock, (error) =>
+    app.log.error({ err: error }, 'after-commit hook failed'),
+  );
   // ID-token signing keys: generated on the first start (race-safe), checked on every start.
   await services.oauth.signingKeys.ensure();
 
@@ -181,7 +185,9 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   // Routes outside the four faces (health): the API's JSON shapes.
   app.setErrorHandler(restErrorHandler);
 
+  const stopJobs = startBackgroundJobs(services, app.log);
   app.addHook('onClose', async () => {
+    stopJobs();
     if (!options.store) await store.close();
   });
   return { app, services };

@@ -7,6 +7,12 @@ import { normalizeQuery } from './query.js';
 import { eventRoutes } from './events.js';
 import { sendJson } from '../http/json.js';
 import { userRoutes } from './users.js';
+import { issueRoutes } from './issues.js';
+import { memberRoutes } from './members.js';
+import { mergeRequestRoutes } from './merge-requests.js';
+import { milestoneRoutes } from './milestones.js';
+import { noteRoutes } from './notes.js';
+import { projectRoutes } from './projects.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -19,5 +25,11 @@ export function restApi(services: Services, revision: string) {
     app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
     eventRoutes(app, services);
     userRoutes(app, services, revision);
+    projectRoutes(app, services);
+    memberRoutes(app, services);
+    issueRoutes(app, services);
+    mergeRequestRoutes(app, services);
+    milestoneRoutes(app, services);
+    noteRoutes(app, services);
   };
 }

@@ -12,12 +12,15 @@ import { RequestBudget } from './accounts/request-budget.js';
 import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
+import { ContentService } from './content/content.js';
 
 export interface Services {
   config: Config;
   clock: Clock;
   credentials: CredentialService;
   activity: ActivityService;
+  /** Projects, members, issues, merge requests, milestones, notes: reads and writes with events. */
+  content: ContentService;
   /** The API rate limit's counters, shared by every process over the database. */
   requestBudget: RequestBudget;
   /** OAuth provider, sign-in, sessions, 2FA (also registers the OAuth token resolver). */
@@ -33,18 +36,25 @@ export interface Services {
   eventHooks: EventHooks;
 }
 
-export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
+export function createServices(
+  config: Config,
+  store: Store,
+  clock: Clock = systemClock,
+  report: (error: unknown) => void = (error) => console.error(error),
+): Services {
   const credentials = new CredentialService(store, clock);
   const metrics = new PrometheusMetrics(store);
+  const eventHooks = new EventHooks();
   return {
     config,
     clock,
     credentials,
     activity: new ActivityService(store, clock, { pageCache: config.pageCache, metrics }),
+    content: new ContentService(store, clock, eventHooks, report),
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
     metrics,
-    eventHooks: new EventHooks(),
+    eventHooks,
   };
 }

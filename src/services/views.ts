@@ -41,6 +41,19 @@ export interface ProjectView {
   visibility: Visibility;
   creatorId: number;
   createdAt: number;
+  defaultBranch: string;
+  /** The newest event's time; the creation time until the project has one. */
+  lastActivityAt: number;
+}
+
+/** A project membership with its user. */
+export interface MemberView {
+  user: UserView;
+  accessLevel: number;
+  /** YYYY-MM-DD or null. */
+  expiresAt: string | null;
+  createdAt: number | null;
+  createdBy: UserView | null;
 }
 
 /** What issues and merge requests share. */
@@ -180,6 +193,8 @@ function toProjectView(row: ProjectRow): ProjectView {
     visibility: row.visibility as Visibility,
     creatorId: row.creator_id,
     createdAt: row.created_at,
+    defaultBranch: row.default_branch,
+    lastActivityAt: row.last_activity_at ?? row.created_at,
   };
 }
 

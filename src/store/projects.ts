@@ -1,6 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import { RowCache } from './row-cache.js';
-import type { Database, ProjectRow } from './schema.js';
+import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 
 export class ProjectStore {
@@ -42,6 +42,25 @@ export class ProjectStore {
       .selectAll()
       .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
       .executeTakeFirst();
+  }
+
+  async create(values: Insertable<ProjectsTable>): Promise<ProjectRow> {
+    return this.db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** Whether the user owns (access level ≥ `level`) some project in this namespace. */
+  async hasLevelInNamespace(userId: number, namespace: string, level: number): Promise<boolean> {
+    if (matchesNoRow(namespace)) return false;
+    const row = await this.db
+      .selectFrom('projects as p')
+      .innerJoin('project_members as m', 'm.project_id', 'p.id')
+      .select('p.id')
+      .where(sql`lower(p.namespace)`, '=', namespace.toLowerCase())
+      .where('m.user_id', '=', userId)
+      .where('m.access_level', '>=', level)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   accessLevel(projectId: number, userId: number): Promise<number | null> {

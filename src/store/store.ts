@@ -13,6 +13,10 @@ import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
 import { IdempotencyStore } from './idempotency.js';
+import { MemberStore } from './members.js';
+import { MilestoneStore } from './milestones.js';
+import { NoteStore } from './notes.js';
+import { IssueStore, MergeRequestStore } from './tracked.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
@@ -37,6 +41,11 @@ export class Store {
   readonly identity: IdentityStore;
   readonly deviceGrants: DeviceGrantStore;
   readonly idempotency: IdempotencyStore;
+  readonly issues: IssueStore;
+  readonly mergeRequests: MergeRequestStore;
+  readonly milestones: MilestoneStore;
+  readonly notes: NoteStore;
+  readonly members: MemberStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -56,6 +65,11 @@ export class Store {
     this.identity = new IdentityStore(db);
     this.deviceGrants = new DeviceGrantStore(db);
     this.idempotency = new IdempotencyStore(db);
+    this.issues = new IssueStore(db, conn.dialect);
+    this.mergeRequests = new MergeRequestStore(db, conn.dialect);
+    this.milestones = new MilestoneStore(db, conn.dialect);
+    this.notes = new NoteStore(db);
+    this.members = new MemberStore(db);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { Visibility } from '../../domain/vocabulary.js';
 import type { ProjectRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Viewer } from '../../domain/visibility.js';
-import type { UserView } from '../views.js';
+import { type UserView, userView } from '../views.js';
 import type { EventRecorder } from './recorder.js';
 
 /** Who is writing: a signed-in user (the token's owner). */
@@ -93,9 +93,22 @@ export class Ops {
     return access;
   }
 
+  /** Users by id, as views (one query for the batch). */
+  protected async users(ids: Iterable<number | null>): Promise<Map<number, UserView>> {
+    const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
+    const rows = await this.store.users.byIds(wanted);
+    return new Map(rows.map((row) => [row.id, userView(row)]));
+  }
+
   protected require(access: ProjectAccess, ability: Ability): ProjectActor {
+    const policy = this.policy(access);
+    if (!can(policy, ability)) throw new ForbiddenError();
+    return policy;
+  }
+
+  /** The signed-in actor as the policy sees them in this project. */
+  protected policy(access: ProjectAccess): ProjectActor {
     if (!access.policy) throw new UnauthenticatedError();
-    if (!can(access.policy, ability)) throw new ForbiddenError();
     return access.policy;
   }
 }

@@ -1,0 +1,96 @@
+/** Project issues (lib/api/issues.rb): create, get, list, edit with `state_event`. */
+import type { FastifyInstance } from 'fastify';
+import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
+import type { Services } from '../services/container.js';
+import type { IssueDetail } from '../services/content/issues.js';
+import { bool, int, intOrNull, ints, str } from './body.js';
+import { presentIssue } from './entities.js';
+import { sendJson } from '../http/json.js';
+import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+
+const PROJECT = { id: { type: { kind: 'string' }, required: true } } as const;
+const ISSUE = { ...PROJECT, issue_iid: { type: { kind: 'integer' }, required: true } } as const;
+const FIELDS = {
+  description: { type: { kind: 'string' } },
+  confidential: { type: { kind: 'boolean' } },
+  milestone_id: { type: { kind: 'integer' }, nullable: true },
+} as const;
+
+export function issueRoutes(app: FastifyInstance, services: Services): void {
+  // Read per request: the external URL may be settled after routes are registered.
+  const url = () => services.config.externalUrl;
+  const present = (detail: IssueDetail) =>
+    presentIssue(detail, url(), utcDay(services.clock.now()));
+
+  app.get('/projects/:id/issues', async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, {
+      ...PROJECT,
+      ...PAGE_PARAMS,
+      state: { type: { kind: 'values', values: ['opened', 'closed', 'all'] } },
+      iids: { type: { kind: 'integers' } },
+      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+    });
+    const page = pageOf(p);
+    const state = str(p.state);
+    const list = await ops.issues.list(str(p.id)!, {
+      ...page,
+      state: state === 'opened' || state === 'closed' ? state : undefined,
+      iids: ints(p.iids),
+      sort: p.sort === 'asc' ? 'asc' : 'desc',
+    });
+    return sendPage(
+      services,
+      request,
+      reply,
+      page,
+      { items: list.issues, total: list.total },
+      present,
+    );
+  });
+
+  app.get('/projects/:id/issues/:issue_iid', async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, ISSUE);
+    return sendJson(reply, 200, present(await ops.issues.get(str(p.id)!, int(p.issue_iid)!)));
+  });
+
+  app.post('/projects/:id/issues', (request, reply) =>
+    write(services, request, reply, 201, async (ops) => {
+      const p = params(request, {
+        ...PROJECT,
+        title: { type: { kind: 'string' }, required: true },
+        ...FIELDS,
+      });
+      return present(
+        await ops.issues.create(str(p.id)!, {
+          title: str(p.title)!,
+          description: str(p.description),
+          confidential: bool(p.confidential),
+          milestoneId: intOrNull(p.milestone_id),
+        }),
+      );
+    }),
+  );
+
+  app.put('/projects/:id/issues/:issue_iid', (request, reply) =>
+    write(services, request, reply, 200, async (ops) => {
+      const p = params(request, {
+        ...ISSUE,
+        title: { type: { kind: 'string' } },
+        ...FIELDS,
+        state_event: { type: { kind: 'values', values: TRACKED_STATE_EVENTS } },
+      });
+      requireOneOf(p, ['title', 'description', 'confidential', 'milestone_id', 'state_event']);
+      return present(
+        await ops.issues.update(str(p.id)!, int(p.issue_iid)!, {
+          title: str(p.title),
+          description: str(p.description),
+          confidential: bool(p.confidential),
+          milestoneId: intOrNull(p.milestone_id),
+          stateEvent: str(p.state_event) as (typeof TRACKED_STATE_EVENTS)[number] | undefined,
+        }),
+      );
+    }),
+  );
+}

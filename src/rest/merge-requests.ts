@@ -1,0 +1,142 @@
+/**
+ * Project merge requests (lib/api/merge_requests.rb, merge_request_approvals.rb): create, get,
+ * list, edit with `state_event`, merge, approve and the approval state.
+ */
+import type { FastifyInstance } from 'fastify';
+import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
+import type { Services } from '../services/container.js';
+import type { MergeRequestDetail } from '../services/content/merge-requests.js';
+import { int, intOrNull, ints, str } from './body.js';
+import { presentApprovals, presentMergeRequest } from './entities.js';
+import { sendJson } from '../http/json.js';
+import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+
+const PROJECT = { id: { type: { kind: 'string' } as const, required: true } };
+const MR = {
+  ...PROJECT,
+  merge_request_iid: { type: { kind: 'integer' } as const, required: true },
+};
+const STATES = ['opened', 'closed', 'merged', 'locked'] as const;
+
+export function mergeRequestRoutes(app: FastifyInstance, services: Services): void {
+  // Read per request: the external URL may be settled after routes are registered.
+  const url = () => services.config.externalUrl;
+  const present = (detail: MergeRequestDetail) =>
+    presentMergeRequest(detail, url(), utcDay(services.clock.now()));
+  const path = '/projects/:id/merge_requests';
+  const one = `${path}/:merge_request_iid`;
+
+  app.get(path, async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, {
+      ...PROJECT,
+      ...PAGE_PARAMS,
+      state: { type: { kind: 'values', values: [...STATES, 'all'] } },
+      iids: { type: { kind: 'integers' } },
+      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+    });
+    const page = pageOf(p);
+    const state = str(p.state);
+    const list = await ops.mergeRequests.list(str(p.id)!, {
+      ...page,
+      state: STATES.find((s) => s === state),
+      iids: ints(p.iids),
+      sort: p.sort === 'asc' ? 'asc' : 'desc',
+    });
+    return sendPage(
+      services,
+      request,
+      reply,
+      page,
+      { items: list.mergeRequests, total: list.total },
+      present,
+    );
+  });
+
+  app.get(one, async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, MR);
+    return sendJson(
+      reply,
+      200,
+      present(await ops.mergeRequests.get(str(p.id)!, int(p.merge_request_iid)!)),
+    );
+  });
+
+  app.post(path, (request, reply) =>
+    write(services, request, reply, 201, async (ops) => {
+      const p = params(request, {
+        ...PROJECT,
+        source_branch: { type: { kind: 'string' }, required: true },
+        target_branch: { type: { kind: 'string' }, required: true },
+        title: { type: { kind: 'string' }, required: true },
+        description: { type: { kind: 'string' } },
+        milestone_id: { type: { kind: 'integer' }, nullable: true },
+      });
+      return present(
+        await ops.mergeRequests.create(str(p.id)!, {
+          sourceBranch: str(p.source_branch)!,
+          targetBranch: str(p.target_branch)!,
+          title: str(p.title)!,
+          description: str(p.description),
+          milestoneId: intOrNull(p.milestone_id),
+        }),
+      );
+    }),
+  );
+
+  app.put(one, (request, reply) =>
+    write(services, request, reply, 200, async (ops) => {
+      const p = params(request, {
+        ...MR,
+        title: { type: { kind: 'string' } },
+        description: { type: { kind: 'string' } },
+        target_branch: { type: { kind: 'string' } },
+        milestone_id: { type: { kind: 'integer' }, nullable: true },
+        state_event: { type: { kind: 'values', values: TRACKED_STATE_EVENTS } },
+      });
+      requireOneOf(p, ['title', 'description', 'target_branch', 'milestone_id', 'state_event']);
+      return present(
+        await ops.mergeRequests.update(str(p.id)!, int(p.merge_request_iid)!, {
+          title: str(p.title),
+          description: str(p.description),
+          targetBranch: str(p.target_branch),
+          milestoneId: intOrNull(p.milestone_id),
+          stateEvent: str(p.state_event) as (typeof TRACKED_STATE_EVENTS)[number] | undefined,
+        }),
+      );
+    }),
+  );
+
+  // `merge_commit_message`, `squash`, `sha` and friends are accepted and have nothing to act on:
+  // pulsegate keeps no repository contents.
+  app.put(`${one}/merge`, (request, reply) =>
+    write(services, request, reply, 200, async (ops) => {
+      const p = params(request, MR);
+      return present(await ops.mergeRequests.merge(str(p.id)!, int(p.merge_request_iid)!));
+    }),
+  );
+
+  app.post(`${one}/approve`, (request, reply) =>
+    write(services, request, reply, 201, async (ops) => {
+      const p = params(request, MR);
+      return presentApprovals(
+        await ops.mergeRequests.approve(str(p.id)!, int(p.merge_request_iid)!),
+        url(),
+      );
+    }),
+  );
+
+  app.get(`${one}/approvals`, async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, MR);
+    return sendJson(
+      reply,
+      200,
+      presentApprovals(
+        await ops.mergeRequests.approvalState(str(p.id)!, int(p.merge_request_iid)!),
+        url(),
+      ),
+    );
+  });
+}

@@ -1,0 +1,111 @@
+/** Project milestones (lib/api/milestones.rb): create, get, list, edit with `state_event`, delete. */
+import type { FastifyInstance } from 'fastify';
+import { MILESTONE_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
+import type { Services } from '../services/container.js';
+import type { MilestoneView, ProjectView } from '../services/views.js';
+import { int, ints, str, strOrNull } from './body.js';
+import { presentMilestone } from './entities.js';
+import { sendJson } from '../http/json.js';
+import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+
+const PROJECT = { id: { type: { kind: 'string' } as const, required: true } };
+const MILESTONE = {
+  ...PROJECT,
+  milestone_id: { type: { kind: 'integer' } as const, required: true },
+};
+const FIELDS = {
+  description: { type: { kind: 'string' } },
+  due_date: { type: { kind: 'day' }, nullable: true },
+  start_date: { type: { kind: 'day' }, nullable: true },
+} as const;
+
+export function milestoneRoutes(app: FastifyInstance, services: Services): void {
+  // Read per request: the external URL may be settled after routes are registered.
+  const url = () => services.config.externalUrl;
+  const path = '/projects/:id/milestones';
+  const one = `${path}/:milestone_id`;
+  const present = (project: ProjectView) => (milestone: MilestoneView) =>
+    presentMilestone(milestone, project, url(), utcDay(services.clock.now()));
+
+  app.get(path, async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, {
+      ...PROJECT,
+      ...PAGE_PARAMS,
+      state: { type: { kind: 'values', values: ['active', 'closed'] } },
+      iids: { type: { kind: 'integers' } },
+      title: { type: { kind: 'string' } },
+    });
+    const page = pageOf(p);
+    const { project } = await ops.projects.get(str(p.id)!);
+    const state = str(p.state);
+    const list = await ops.milestones.list(String(project.id), {
+      ...page,
+      state: state === 'active' || state === 'closed' ? state : undefined,
+      iids: ints(p.iids),
+      title: str(p.title),
+    });
+    return sendPage(
+      services,
+      request,
+      reply,
+      page,
+      { items: list.milestones, total: list.total },
+      present(project),
+    );
+  });
+
+  app.get(one, async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, MILESTONE);
+    const { project } = await ops.projects.get(str(p.id)!);
+    const milestone = await ops.milestones.get(String(project.id), int(p.milestone_id)!);
+    return sendJson(reply, 200, present(project)(milestone));
+  });
+
+  app.post(path, (request, reply) =>
+    write(services, request, reply, 201, async (ops) => {
+      const p = params(request, {
+        ...PROJECT,
+        title: { type: { kind: 'string' }, required: true },
+        ...FIELDS,
+      });
+      const milestone = await ops.milestones.create(str(p.id)!, {
+        title: str(p.title)!,
+        description: str(p.description),
+        dueDate: strOrNull(p.due_date),
+        startDate: strOrNull(p.start_date),
+      });
+      const { project } = await ops.projects.get(String(milestone.projectId));
+      return present(project)(milestone);
+    }),
+  );
+
+  app.put(one, (request, reply) =>
+    write(services, request, reply, 200, async (ops) => {
+      const p = params(request, {
+        ...MILESTONE,
+        title: { type: { kind: 'string' } },
+        ...FIELDS,
+        state_event: { type: { kind: 'values', values: MILESTONE_STATE_EVENTS } },
+      });
+      requireOneOf(p, ['title', 'description', 'due_date', 'start_date', 'state_event']);
+      const milestone = await ops.milestones.update(str(p.id)!, int(p.milestone_id)!, {
+        title: str(p.title),
+        description: str(p.description),
+        dueDate: strOrNull(p.due_date),
+        startDate: strOrNull(p.start_date),
+        stateEvent: str(p.state_event) as (typeof MILESTONE_STATE_EVENTS)[number] | undefined,
+      });
+      const { project } = await ops.projects.get(String(milestone.projectId));
+      return present(project)(milestone);
+    }),
+  );
+
+  app.delete(one, (request, reply) =>
+    write(services, request, reply, 204, async (ops) => {
+      const p = params(request, MILESTONE);
+      await ops.milestones.delete(str(p.id)!, int(p.milestone_id)!);
+    }),
+  );
+}

@@ -1,0 +1,72 @@
+/** Notes on issues, merge requests and project snippets (lib/api/notes.rb): list and create. */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services/container.js';
+import type { NoteableRef } from '../services/content/notes.js';
+import { type ParamValue, int, str } from './body.js';
+import { presentNoteEntity } from './entities.js';
+import { PAGE_PARAMS, pageOf, params, reader, sendPage, write } from './writes.js';
+
+/** The three noteable paths: segment, the iid/id parameter, and how it names the noteable. */
+const NOTEABLES = [
+  ['issues', 'issue_iid', (n: number): NoteableRef => ({ type: 'Issue', iid: n })],
+  [
+    'merge_requests',
+    'merge_request_iid',
+    (n: number): NoteableRef => ({ type: 'MergeRequest', iid: n }),
+  ],
+  ['snippets', 'snippet_id', (n: number): NoteableRef => ({ type: 'Snippet', id: n })],
+] as const;
+
+export function noteRoutes(app: FastifyInstance, services: Services): void {
+  // Read per request: the external URL may be settled after routes are registered.
+  const url = () => services.config.externalUrl;
+  for (const [segment, key, ref] of NOTEABLES) {
+    const path = `/projects/:id/${segment}/:${key}/notes`;
+    const target = {
+      id: { type: { kind: 'string' } as const, required: true },
+      [key]: { type: { kind: 'integer' } as const, required: true },
+    };
+
+    app.get(path, async (request, reply) => {
+      const ops = await reader(services, request, reply);
+      const p = params(request, {
+        ...target,
+        ...PAGE_PARAMS,
+        sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+        order_by: { type: { kind: 'values', values: ['created_at', 'updated_at'] } },
+      });
+      const page = pageOf(p);
+      const list = await ops.notes.list(
+        str(p.id)!,
+        ref(int((p as Record<string, ParamValue | undefined>)[key])!),
+        {
+          ...page,
+          sort: p.sort === 'asc' ? 'asc' : 'desc',
+        },
+      );
+      return sendPage(
+        services,
+        request,
+        reply,
+        page,
+        { items: list.notes, total: list.total },
+        (note) => presentNoteEntity(note, url()),
+      );
+    });
+
+    app.post(path, (request, reply) =>
+      write(services, request, reply, 201, async (ops) => {
+        const p = params(request, {
+          ...target,
+          body: { type: { kind: 'string' }, required: true },
+        });
+        const note = await ops.notes.create(
+          str(p.id)!,
+          ref(int((p as Record<string, ParamValue | undefined>)[key])!),
+          str(p.body)!,
+        );
+        return presentNoteEntity(note, url());
+      }),
+    );
+  }
+}

@@ -1,0 +1,55 @@
+/** `POST /projects` and `GET /projects/:id` (lib/api/projects.rb). */
+import type { FastifyInstance } from 'fastify';
+import { ValidationError } from '../domain/errors.js';
+import { VISIBILITIES } from '../domain/vocabulary.js';
+import type { Services } from '../services/container.js';
+import { str } from './body.js';
+import { presentProject } from './entities.js';
+import { sendJson } from '../http/json.js';
+import { params, reader, write } from './writes.js';
+
+const NEW_PROJECT = {
+  name: { type: { kind: 'string' } },
+  path: { type: { kind: 'string' } },
+  namespace_id: { type: { kind: 'string' } },
+  namespace: { type: { kind: 'string' } },
+  description: { type: { kind: 'string' } },
+  visibility: { type: { kind: 'values', values: VISIBILITIES } },
+  default_branch: { type: { kind: 'string' } },
+} as const;
+
+export function projectRoutes(app: FastifyInstance, services: Services): void {
+  // Read per request: the external URL may be settled after routes are registered.
+  const url = () => services.config.externalUrl;
+
+  app.post('/projects', (request, reply) =>
+    write(services, request, reply, 201, async (ops) => {
+      const p = params(request, NEW_PROJECT);
+      if (p.name === undefined && p.path === undefined) {
+        throw new ValidationError([
+          'name, path are missing, at least one parameter must be provided',
+        ]);
+      }
+      // `namespace_id` is the id of the caller's own namespace (their user id) or a path.
+      const namespaceId = str(p.namespace_id);
+      const me = ops.context.actor!.user;
+      const namespace =
+        namespaceId === undefined || namespaceId === String(me.id) ? str(p.namespace) : namespaceId;
+      const created = await ops.projects.create({
+        name: str(p.name),
+        path: str(p.path),
+        namespace,
+        description: str(p.description),
+        visibility: str(p.visibility) as (typeof VISIBILITIES)[number] | undefined,
+        defaultBranch: str(p.default_branch),
+      });
+      return presentProject(created.project, created.accessLevel, url());
+    }),
+  );
+
+  app.get('/projects/:id', async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const found = await ops.projects.get((request.params as { id: string }).id);
+    return sendJson(reply, 200, presentProject(found.project, found.accessLevel, url()));
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * What every REST write and content read shares: the principal as an actor, the merged and
+ * declared parameters, `Idempotency-Key` retries, and list pagination headers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ValidationError } from '../domain/errors.js';
+import { offsetPageOf } from '../domain/pagination.js';
+import { ENDPOINT_SCOPES } from '../domain/scopes.js';
+import type { Principal } from '../services/accounts/credentials.js';
+import type { Actor } from '../services/content/content.js';
+import type { ContentOps } from '../services/content/ops.js';
+import type { Services } from '../services/container.js';
+import { authenticate } from '../http/credentials.js';
+import { sendJson } from '../http/json.js';
+import { type ParamSpec, type ParamValue, mergedParams, readParams } from './body.js';
+import { setPaginationHeaders } from './pagination.js';
+import type { NormalizedQuery } from './query.js';
+
+export const actorOf = (principal: Principal): Actor => ({
+  user: principal.user,
+  viewer: principal.viewer,
+});
+
+/** The request's parameters (path, query, body), declared and coerced as Grape does. */
+export function params<S extends Record<string, ParamSpec>>(
+  request: FastifyRequest,
+  specs: S,
+): { [K in keyof S]?: ParamValue } {
+  return readParams(
+    mergedParams({ ...(request.query as object), ...(request.params as object) }, request.body),
+    specs,
+  );
+}
+
+/** Content reads: anonymous callers read public projects; read scopes suffice. */
+export async function reader(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<ContentOps> {
+  const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
+  return services.content.reading(principal ? actorOf(principal) : null);
+}
+
+/**
+ * A write: scope `api`, one transaction, the answer `status` with the presented body. With an
+ * `Idempotency-Key` header, a retry within 24 hours gets the first answer back (marked
+ * `Idempotent-Replayed: true`) and writes nothing.
+ */
+export async function write(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  work: (ops: ContentOps) => Promise<unknown>,
+): Promise<FastifyReply> {
+  const principal = (await authenticate(services, request, reply, ENDPOINT_SCOPES.project, true))!;
+  const header = request.headers['idempotency-key'];
+  const idempotent =
+    typeof header === 'string'
+      ? {
+          key: header,
+          request: `${request.method} ${request.url.split('?')[0]}`,
+          body: JSON.stringify([request.query ?? null, request.body ?? null]),
+        }
+      : null;
+  const answer = await services.content.writeOnce(actorOf(principal), idempotent, async (ops) => ({
+    status,
+    body: (await work(ops)) ?? null,
+  }));
+  if (answer.replayed) reply.header('idempotent-replayed', 'true');
+  if (answer.status === 204) return reply.code(204).send();
+  return sendJson(reply, answer.status, answer.body);
+}
+
+/** Grape's `at_least_one_of`: an edit that names nothing to change is refused. */
+export function requireOneOf(values: Record<string, unknown>, names: readonly string[]): void {
+  if (names.some((name) => values[name] !== undefined)) return;
+  throw new ValidationError([
+    `${names.join(', ')} are missing, at least one parameter must be provided`,
+  ]);
+}
+
+/** `page`/`per_page` as declared parameters of every list. */
+export const PAGE_PARAMS = {
+  page: { type: { kind: 'integer' } },
+  per_page: { type: { kind: 'integer' } },
+} as const satisfies Record<string, ParamSpec>;
+
+export function pageOf(values: { page?: ParamValue; per_page?: ParamValue }) {
+  const page = offsetPageOf({
+    ...(typeof values.page === 'number' ? { page: String(values.page) } : {}),
+    ...(typeof values.per_page === 'number' ? { per_page: String(values.per_page) } : {}),
+  });
+  return { ...page, offset: (page.page - 1) * page.perPage, limit: page.perPage };
+}
+
+/** A page of a list with GitLab's pagination headers. */
+export function sendPage<T>(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { page: number; perPage: number },
+  list: { items: T[]; total: number },
+  present: (item: T) => unknown,
+): FastifyReply {
+  setPaginationHeaders(
+    reply,
+    {
+      page: page.page,
+      perPage: page.perPage,
+      total: list.total,
+      hasNext: page.page * page.perPage < list.total,
+      count: list.items.length,
+    },
+    services.config.externalUrl,
+    request.url.split('?')[0]!,
+    request.query as NormalizedQuery,
+    {},
+  );
+  return sendJson(reply, 200, list.items.map(present));
+}

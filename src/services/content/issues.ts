@@ -1,0 +1,226 @@
+/**
+ * Issues: open, read, list, edit, close and reopen. Opening writes "created"; closing and
+ * reopening write "closed"/"reopened"; edits of title or description write nothing (GitLab).
+ * Confidential issues exist only for those who may read them (404 to everyone else).
+ */
+import { ForbiddenError, InvalidRecordError, NotFoundError } from '../../domain/errors.js';
+import { canUpdateTracked } from '../../domain/permissions.js';
+import {
+  type FieldErrors,
+  type TrackedStateEvent,
+  checkDescription,
+  checkTitle,
+  hasErrors,
+} from '../../domain/content-rules.js';
+import { canReadConfidential } from '../../domain/visibility.js';
+import type { IssueRow } from '../../store/schema.js';
+import {
+  type IssueView,
+  type MilestoneView,
+  type ProjectView,
+  type UserView,
+  issueView,
+  milestoneView,
+  projectView,
+} from '../views.js';
+import { Ops, type ProjectAccess } from './context.js';
+import type { Page } from './members.js';
+
+export interface IssueDetail {
+  issue: IssueView;
+  project: ProjectView;
+  author: UserView | null;
+  closedBy: UserView | null;
+  milestone: MilestoneView | null;
+  userNotesCount: number;
+}
+
+export interface NewIssue {
+  title: string;
+  description?: string | undefined;
+  confidential?: boolean | undefined;
+  milestoneId?: number | null | undefined;
+}
+
+export interface IssueChanges {
+  title?: string | undefined;
+  description?: string | undefined;
+  confidential?: boolean | undefined;
+  milestoneId?: number | null | undefined;
+  stateEvent?: TrackedStateEvent | undefined;
+}
+
+export interface IssueListQuery extends Page {
+  state?: 'opened' | 'closed' | undefined;
+  iids?: number[] | undefined;
+  sort: 'asc' | 'desc';
+}
+
+export class IssueOps extends Ops {
+  async create(idOrPath: string, input: NewIssue): Promise<IssueDetail> {
+    const access = await this.project(idOrPath);
+    this.require(access, 'create_issue');
+    const errors: FieldErrors = {};
+    checkTitle(errors, input.title);
+    checkDescription(errors, input.description ?? '');
+    if (hasErrors(errors)) throw new InvalidRecordError(errors);
+    const milestoneId = await this.milestoneIn(access, input.milestoneId);
+    const row = await this.store.issues.create({
+      project_id: access.project.id,
+      title: input.title,
+      description: input.description ?? '',
+      confidential: input.confidential ? 1 : 0,
+      author_id: this.actor.user.id,
+      state: 'opened',
+      created_at: this.now,
+      updated_at: this.now,
+      milestone_id: milestoneId,
+      closed_at: null,
+      closed_by_id: null,
+    });
+    await this.recorder.record({
+      projectId: row.project_id,
+      authorId: row.author_id,
+      action: 'created',
+      targetType: 'Issue',
+      targetId: row.id,
+      issueId: row.id,
+    });
+    return (await this.details(access, [row], 0))[0]!;
+  }
+
+  async get(idOrPath: string, iid: number): Promise<IssueDetail> {
+    const access = await this.project(idOrPath);
+    const row = await this.readable(access, iid);
+    return (await this.details(access, [row]))[0]!;
+  }
+
+  async list(
+    idOrPath: string,
+    q: IssueListQuery,
+  ): Promise<{ issues: IssueDetail[]; total: number }> {
+    const access = await this.project(idOrPath);
+    const viewer = this.context.actor?.viewer ?? null;
+    const query = {
+      projectId: access.project.id,
+      state: q.state,
+      iids: q.iids,
+      sort: q.sort,
+      offset: q.offset,
+      limit: q.limit,
+      confidentialVisibleTo: {
+        userId: viewer?.userId ?? null,
+        all: canReadConfidential({ authorId: -1 }, viewer, access.accessLevel),
+      },
+    };
+    const [rows, total] = await Promise.all([
+      this.store.issues.list(query),
+      this.store.issues.count(query),
+    ]);
+    return { issues: await this.details(access, rows), total };
+  }
+
+  async update(idOrPath: string, iid: number, changes: IssueChanges): Promise<IssueDetail> {
+    const access = await this.project(idOrPath);
+    const row = await this.readable(access, iid);
+    const policy = this.policy(access);
+    if (!canUpdateTracked(policy, { authorId: row.author_id }, 'update_issue')) {
+      throw new ForbiddenError();
+    }
+    const errors: FieldErrors = {};
+    if (changes.title !== undefined) checkTitle(errors, changes.title);
+    if (changes.description !== undefined) checkDescription(errors, changes.description);
+    if (hasErrors(errors)) throw new InvalidRecordError(errors);
+    const patch: Parameters<typeof this.store.issues.update>[1] = {};
+    if (changes.title !== undefined) patch.title = changes.title;
+    if (changes.description !== undefined) patch.description = changes.description;
+    if (changes.confidential !== undefined) patch.confidential = changes.confidential ? 1 : 0;
+    if (changes.milestoneId !== undefined)
+      patch.milestone_id = await this.milestoneIn(access, changes.milestoneId);
+    // Closing a closed issue (or reopening an open one) changes nothing and writes no event.
+    const transition =
+      changes.stateEvent === 'close' && row.state !== 'closed'
+        ? 'closed'
+        : changes.stateEvent === 'reopen' && row.state === 'closed'
+          ? 'reopened'
+          : null;
+    if (transition === 'closed') {
+      Object.assign(patch, {
+        state: 'closed',
+        closed_at: this.now,
+        closed_by_id: this.actor.user.id,
+      });
+    } else if (transition === 'reopened') {
+      Object.assign(patch, { state: 'opened', closed_at: null, closed_by_id: null });
+    }
+    if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
+    patch.updated_at = this.now;
+    const updated = await this.store.issues.update(row.id, patch);
+    if (transition) {
+      await this.recorder.record({
+        projectId: updated.project_id,
+        authorId: this.actor.user.id,
+        action: transition,
+        targetType: 'Issue',
+        targetId: updated.id,
+        issueId: updated.id,
+      });
+    }
+    return (await this.details(access, [updated]))[0]!;
+  }
+
+  /** The issue, if this reader may see it; unknown and hidden issues are both 404. */
+  async readable(access: ProjectAccess, iid: number): Promise<IssueRow> {
+    const row = Number.isSafeInteger(iid)
+      ? await this.store.issues.byIid(access.project.id, iid)
+      : undefined;
+    const viewer = this.context.actor?.viewer ?? null;
+    if (
+      !row ||
+      (row.confidential === 1 &&
+        !canReadConfidential({ authorId: row.author_id }, viewer, access.accessLevel))
+    ) {
+      throw new NotFoundError('Issue');
+    }
+    return row;
+  }
+
+  private async milestoneIn(
+    access: ProjectAccess,
+    milestoneId: number | null | undefined,
+  ): Promise<number | null> {
+    if (milestoneId === undefined || milestoneId === null || milestoneId === 0) return null;
+    const milestone = await this.store.milestones.inProject(access.project.id, milestoneId);
+    if (!milestone) throw new NotFoundError('Milestone');
+    return milestone.id;
+  }
+
+  private async details(
+    access: ProjectAccess,
+    rows: IssueRow[],
+    knownNotes?: number,
+  ): Promise<IssueDetail[]> {
+    const [users, counts, milestones] = await Promise.all([
+      this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id])),
+      knownNotes === undefined
+        ? this.store.notes.userNoteCounts(
+            'Issue',
+            rows.map((r) => r.id),
+          )
+        : Promise.resolve(new Map<number, number>()),
+      this.store.content.milestones(
+        rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
+      ),
+    ]);
+    const byId = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
+    const project = projectView(access.project);
+    return rows.map((row) => ({
+      issue: issueView(row),
+      project,
+      author: users.get(row.author_id) ?? null,
+      closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
+      milestone: row.milestone_id === null ? null : (byId.get(row.milestone_id) ?? null),
+      userNotesCount: counts.get(row.id) ?? 0,
+    }));
+  }
+}

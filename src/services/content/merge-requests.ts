@@ -1,0 +1,317 @@
+/**
+ * Merge requests: open, read, list, edit, close, reopen, approve and merge, each state change with
+ * GitLab's event ("created", "closed", "reopened", "approved", "merged"). pulsegate keeps no
+ * repository contents, so a merge request is mergeable while it is open.
+ */
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidRecordError,
+  NotAllowedError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnprocessableError,
+} from '../../domain/errors.js';
+import { can, canApprove, canUpdateTracked } from '../../domain/permissions.js';
+import {
+  type FieldErrors,
+  type TrackedStateEvent,
+  addError,
+  checkDescription,
+  checkTitle,
+  hasErrors,
+} from '../../domain/content-rules.js';
+import type { MergeRequestRow } from '../../store/schema.js';
+import {
+  type MergeRequestView,
+  type MilestoneView,
+  type ProjectView,
+  type UserView,
+  mergeRequestView,
+  milestoneView,
+  projectView,
+} from '../views.js';
+import { Ops, type ProjectAccess } from './context.js';
+import type { IssueListQuery } from './issues.js';
+
+export interface MergeRequestDetail {
+  mergeRequest: MergeRequestView;
+  project: ProjectView;
+  author: UserView | null;
+  closedBy: UserView | null;
+  mergedBy: UserView | null;
+  milestone: MilestoneView | null;
+  userNotesCount: number;
+}
+
+export interface Approvals {
+  detail: MergeRequestDetail;
+  approvedBy: { user: UserView; approvedAt: number }[];
+  /** Whether the reader has approved it, and could approve it now. */
+  userHasApproved: boolean;
+  userCanApprove: boolean;
+}
+
+export interface NewMergeRequest {
+  sourceBranch: string;
+  targetBranch: string;
+  title: string;
+  description?: string | undefined;
+  milestoneId?: number | null | undefined;
+}
+
+export interface MergeRequestChanges {
+  title?: string | undefined;
+  description?: string | undefined;
+  targetBranch?: string | undefined;
+  milestoneId?: number | null | undefined;
+  stateEvent?: TrackedStateEvent | undefined;
+}
+
+export interface MergeRequestListQuery extends Omit<IssueListQuery, 'state'> {
+  state?: 'opened' | 'closed' | 'merged' | 'locked' | undefined;
+}
+
+/** Git's rules for a branch name (git check-ref-format), enough to refuse what git would. */
+function validBranch(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= 255 &&
+    name !== '@' &&
+    !/[\p{Cc} ~^:?*[\\]/u.test(name) &&
+    !/^\/|\/\/|\/\.|\.\.|@\{|\.lock$|\/$|\.$/.test(name)
+  );
+}
+
+export class MergeRequestOps extends Ops {
+  async create(idOrPath: string, input: NewMergeRequest): Promise<MergeRequestDetail> {
+    const access = await this.project(idOrPath);
+    this.require(access, 'create_merge_request');
+    const errors: FieldErrors = {};
+    checkTitle(errors, input.title);
+    checkDescription(errors, input.description ?? '');
+    for (const [field, value] of [
+      ['source_branch', input.sourceBranch],
+      ['target_branch', input.targetBranch],
+    ] as const) {
+      if (!validBranch(value)) addError(errors, field, 'is invalid');
+    }
+    if (hasErrors(errors)) throw new InvalidRecordError(errors);
+    if (input.sourceBranch === input.targetBranch) {
+      // GitLab renders this one validation as 422 rather than 400.
+      throw new UnprocessableError("You can't use same project/branch for source and target");
+    }
+    const existing = await this.store.mergeRequests.openBetween(
+      access.project.id,
+      input.sourceBranch,
+      input.targetBranch,
+    );
+    if (existing) {
+      // GitLab: 409 with the message naming the open merge request.
+      throw new ConflictError(
+        `Another open merge request already exists for this source branch: !${existing.iid}`,
+      );
+    }
+    const milestoneId = await this.milestoneIn(access, input.milestoneId);
+    const row = await this.store.mergeRequests.create({
+      project_id: access.project.id,
+      title: input.title,
+      description: input.description ?? '',
+      author_id: this.actor.user.id,
+      state: 'opened',
+      source_branch: input.sourceBranch,
+      target_branch: input.targetBranch,
+      created_at: this.now,
+      updated_at: this.now,
+      milestone_id: milestoneId,
+      closed_at: null,
+      closed_by_id: null,
+      merged_at: null,
+      merged_by_id: null,
+    });
+    await this.event(row, 'created');
+    return (await this.details(access, [row]))[0]!;
+  }
+
+  async get(idOrPath: string, iid: number): Promise<MergeRequestDetail> {
+    const access = await this.project(idOrPath);
+    return (await this.details(access, [await this.find(access, iid)]))[0]!;
+  }
+
+  async list(
+    idOrPath: string,
+    q: MergeRequestListQuery,
+  ): Promise<{ mergeRequests: MergeRequestDetail[]; total: number }> {
+    const access = await this.project(idOrPath);
+    const query = { projectId: access.project.id, ...q };
+    const [rows, total] = await Promise.all([
+      this.store.mergeRequests.list(query),
+      this.store.mergeRequests.count(query),
+    ]);
+    return { mergeRequests: await this.details(access, rows), total };
+  }
+
+  async update(
+    idOrPath: string,
+    iid: number,
+    changes: MergeRequestChanges,
+  ): Promise<MergeRequestDetail> {
+    const access = await this.project(idOrPath);
+    const row = await this.find(access, iid);
+    if (
+      !canUpdateTracked(this.policy(access), { authorId: row.author_id }, 'update_merge_request')
+    ) {
+      throw new ForbiddenError();
+    }
+    const errors: FieldErrors = {};
+    if (changes.title !== undefined) checkTitle(errors, changes.title);
+    if (changes.description !== undefined) checkDescription(errors, changes.description);
+    if (changes.targetBranch !== undefined && !validBranch(changes.targetBranch))
+      addError(errors, 'target_branch', 'is invalid');
+    if (hasErrors(errors)) throw new InvalidRecordError(errors);
+    const patch: Parameters<typeof this.store.mergeRequests.update>[1] = {};
+    if (changes.title !== undefined) patch.title = changes.title;
+    if (changes.description !== undefined) patch.description = changes.description;
+    if (changes.targetBranch !== undefined) patch.target_branch = changes.targetBranch;
+    if (changes.milestoneId !== undefined)
+      patch.milestone_id = await this.milestoneIn(access, changes.milestoneId);
+    // A merged merge request stays merged: closing or reopening it changes nothing.
+    const transition =
+      changes.stateEvent === 'close' && row.state === 'opened'
+        ? 'closed'
+        : changes.stateEvent === 'reopen' && row.state === 'closed'
+          ? 'reopened'
+          : null;
+    if (transition === 'closed') {
+      Object.assign(patch, {
+        state: 'closed',
+        closed_at: this.now,
+        closed_by_id: this.actor.user.id,
+      });
+    } else if (transition === 'reopened') {
+      Object.assign(patch, { state: 'opened', closed_at: null, closed_by_id: null });
+    }
+    if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
+    patch.updated_at = this.now;
+    const updated = await this.store.mergeRequests.update(row.id, patch);
+    if (transition) await this.event(updated, transition);
+    return (await this.details(access, [updated]))[0]!;
+  }
+
+  /**
+   * `PUT …/merge`: 401 for those who may not merge (GitLab's answer), 405 when the merge request
+   * is not open.
+   */
+  async merge(idOrPath: string, iid: number): Promise<MergeRequestDetail> {
+    const access = await this.project(idOrPath);
+    const row = await this.find(access, iid);
+    if (!can(this.policy(access), 'merge')) throw new UnauthenticatedError();
+    if (row.state !== 'opened') throw new NotAllowedError();
+    const updated = await this.store.mergeRequests.update(row.id, {
+      state: 'merged',
+      merged_at: this.now,
+      merged_by_id: this.actor.user.id,
+      updated_at: this.now,
+    });
+    await this.event(updated, 'merged');
+    return (await this.details(access, [updated]))[0]!;
+  }
+
+  /** `POST …/approve`: once per member who may update it (GitLab CE); 401 otherwise. */
+  async approve(idOrPath: string, iid: number): Promise<Approvals> {
+    const access = await this.project(idOrPath);
+    const row = await this.find(access, iid);
+    const policy = this.policy(access);
+    const approvers = await this.store.mergeRequests.approvers(row.id);
+    const already = approvers.some((a) => a.user_id === this.actor.user.id);
+    if (row.state !== 'opened' || !canApprove(policy, already)) throw new UnauthenticatedError();
+    if (!(await this.store.mergeRequests.approve(row.id, this.actor.user.id, this.now))) {
+      throw new UnauthenticatedError();
+    }
+    await this.event(row, 'approved');
+    return this.approvals(access, row);
+  }
+
+  async approvalState(idOrPath: string, iid: number): Promise<Approvals> {
+    const access = await this.project(idOrPath);
+    return this.approvals(access, await this.find(access, iid));
+  }
+
+  private async approvals(access: ProjectAccess, row: MergeRequestRow): Promise<Approvals> {
+    const approvers = await this.store.mergeRequests.approvers(row.id);
+    const users = await this.users(approvers.map((a) => a.user_id));
+    const me = this.context.actor?.user.id ?? null;
+    const userHasApproved = approvers.some((a) => a.user_id === me);
+    return {
+      detail: (await this.details(access, [row]))[0]!,
+      approvedBy: approvers.flatMap((a) => {
+        const user = users.get(a.user_id);
+        return user ? [{ user, approvedAt: a.created_at }] : [];
+      }),
+      userHasApproved,
+      userCanApprove:
+        access.policy !== null &&
+        row.state === 'opened' &&
+        canApprove(access.policy, userHasApproved),
+    };
+  }
+
+  async find(access: ProjectAccess, iid: number): Promise<MergeRequestRow> {
+    const row = Number.isSafeInteger(iid)
+      ? await this.store.mergeRequests.byIid(access.project.id, iid)
+      : undefined;
+    if (!row) throw new NotFoundError('Merge Request');
+    return row;
+  }
+
+  private async event(
+    row: MergeRequestRow,
+    action: 'created' | 'closed' | 'reopened' | 'merged' | 'approved',
+  ): Promise<void> {
+    await this.recorder.record({
+      projectId: row.project_id,
+      authorId: this.actor.user.id,
+      action,
+      targetType: 'MergeRequest',
+      targetId: row.id,
+    });
+  }
+
+  private async milestoneIn(
+    access: ProjectAccess,
+    milestoneId: number | null | undefined,
+  ): Promise<number | null> {
+    if (milestoneId === undefined || milestoneId === null || milestoneId === 0) return null;
+    const milestone = await this.store.milestones.inProject(access.project.id, milestoneId);
+    if (!milestone) throw new NotFoundError('Milestone');
+    return milestone.id;
+  }
+
+  private async details(
+    access: ProjectAccess,
+    rows: MergeRequestRow[],
+  ): Promise<MergeRequestDetail[]> {
+    const [users, counts, milestones] = await Promise.all([
+      this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id, r.merged_by_id])),
+      this.store.notes.userNoteCounts(
+        'MergeRequest',
+        rows.map((r) => r.id),
+      ),
+      this.store.content.milestones(
+        rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
+      ),
+    ]);
+    const byId = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
+    const project = projectView(access.project);
+    const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
+    return rows.map((row) => ({
+      mergeRequest: mergeRequestView(row),
+      project,
+      author: user(row.author_id),
+      closedBy: user(row.closed_by_id),
+      mergedBy: user(row.merged_by_id),
+      milestone: row.milestone_id === null ? null : (byId.get(row.milestone_id) ?? null),
+      userNotesCount: counts.get(row.id) ?? 0,
+    }));
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Every content operation for one actor, on one store (a transaction's, for writes). Faces reach
+ * them as `ops.issues.create(…)` inside `ContentService.write`, or `reading(actor).issues.get(…)`.
+ */
+import type { OpsContext } from './context.js';
+import { IssueOps } from './issues.js';
+import { MemberOps } from './members.js';
+import { MergeRequestOps } from './merge-requests.js';
+import { MilestoneOps } from './milestones.js';
+import { NoteOps } from './notes.js';
+import { ProjectOps } from './projects.js';
+
+export class ContentOps {
+  readonly projects: ProjectOps;
+  readonly members: MemberOps;
+  readonly issues: IssueOps;
+  readonly mergeRequests: MergeRequestOps;
+  readonly milestones: MilestoneOps;
+  readonly notes: NoteOps;
+
+  constructor(readonly context: OpsContext) {
+    this.projects = new ProjectOps(context);
+    this.members = new MemberOps(context);
+    this.issues = new IssueOps(context);
+    this.mergeRequests = new MergeRequestOps(context);
+    this.milestones = new MilestoneOps(context);
+    this.notes = new NoteOps(context);
+  }
+}

@@ -1,0 +1,77 @@
+/** Project memberships: who is in a project, at which level, until when. */
+import type { Kysely } from 'kysely';
+import type { Database, MemberRow } from './schema.js';
+
+export class MemberStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  get(projectId: number, userId: number): Promise<MemberRow | undefined> {
+    return this.db
+      .selectFrom('project_members')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  async add(row: MemberRow): Promise<MemberRow> {
+    await this.db.insertInto('project_members').values(row).execute();
+    return row;
+  }
+
+  /** Removes a membership; false when there was none (another request removed it first). */
+  async remove(projectId: number, userId: number): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('project_members')
+      .where('project_id', '=', projectId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  list(projectId: number, offset: number, limit: number): Promise<MemberRow[]> {
+    return this.db
+      .selectFrom('project_members')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('user_id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  async count(projectId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('project_members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Memberships whose last day is before `today` (YYYY-MM-DD), oldest expiry first. */
+  expiring(today: string, limit: number): Promise<MemberRow[]> {
+    return this.db
+      .selectFrom('project_members')
+      .selectAll()
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<', today)
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Ends one expired membership, unless it changed meanwhile (renewed, removed, or ended by
+   * another process running the same job): true for exactly one caller.
+   */
+  async removeExpired(row: MemberRow): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('project_members')
+      .where('project_id', '=', row.project_id)
+      .where('user_id', '=', row.user_id)
+      .where('expires_at', '=', row.expires_at)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

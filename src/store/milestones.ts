@@ -1,0 +1,87 @@
+/** Project milestones. */
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Dialect } from './database.js';
+import { nextIid } from './iids.js';
+import type { Database, MilestoneRow, MilestonesTable } from './schema.js';
+
+export interface MilestoneListQuery {
+  projectId: number;
+  state?: string | undefined;
+  iids?: number[] | undefined;
+  title?: string | undefined;
+  offset: number;
+  limit: number;
+}
+
+export class MilestoneStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async create(values: Omit<Insertable<MilestonesTable>, 'iid'>): Promise<MilestoneRow> {
+    const iid = await nextIid(this.db, this.dialect, 'milestones', values.project_id);
+    return this.db
+      .insertInto('milestones')
+      .values({ ...values, iid })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** By global id within a project (the REST API addresses milestones by `milestone_id`). */
+  inProject(projectId: number, id: number): Promise<MilestoneRow | undefined> {
+    return this.db
+      .selectFrom('milestones')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Titles are unique per project (GitLab validates it). */
+  byTitle(projectId: number, title: string): Promise<MilestoneRow | undefined> {
+    return this.db
+      .selectFrom('milestones')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('title', '=', title)
+      .executeTakeFirst();
+  }
+
+  update(id: number, patch: Updateable<MilestonesTable>): Promise<MilestoneRow> {
+    return this.db
+      .updateTable('milestones')
+      .set(patch)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('milestones').where('id', '=', id).execute();
+  }
+
+  private filtered(q: MilestoneListQuery) {
+    let query = this.db.selectFrom('milestones').where('project_id', '=', q.projectId);
+    if (q.state) query = query.where('state', '=', q.state);
+    if (q.iids) query = query.where('iid', 'in', q.iids.length > 0 ? q.iids : [-1]);
+    if (q.title !== undefined) query = query.where('title', '=', q.title);
+    return query;
+  }
+
+  list(q: MilestoneListQuery): Promise<MilestoneRow[]> {
+    return this.filtered(q)
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute();
+  }
+
+  async count(q: MilestoneListQuery): Promise<number> {
+    const row = await this.filtered(q)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
