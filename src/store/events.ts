@@ -45,6 +45,7 @@ type EventsQuery = SelectQueryBuilder<
 >;
 
 const PUSHED = actionCode('pushed');
+const PROJECT_ACTIVITY_INTERVAL_MS = 60 * 60 * 1000;
 
 export class EventStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -225,10 +226,18 @@ export class EventStore {
         .values({ ...push, event_id: row.id })
         .execute();
     }
+    // GitLab resets a project's last activity at most once an hour (Event#reset_project_activity):
+    // a busy project's row is not rewritten, and so not locked, by every event.
     await this.db
       .updateTable('projects')
       .set({ last_activity_at: row.created_at })
       .where('id', '=', row.project_id)
+      .where((eb) =>
+        eb.or([
+          eb('last_activity_at', 'is', null),
+          eb('last_activity_at', '<', row.created_at - PROJECT_ACTIVITY_INTERVAL_MS),
+        ]),
+      )
       .execute();
     return row;
   }

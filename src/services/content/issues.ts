@@ -65,6 +65,7 @@ export class IssueOps extends Ops {
     checkDescription(errors, input.description ?? '');
     if (hasErrors(errors)) throw new InvalidRecordError(errors);
     const milestoneId = await this.milestoneIn(access, input.milestoneId);
+    const milestone = milestoneId === null ? null : await this.milestoneView(milestoneId);
     const row = await this.store.issues.create({
       project_id: access.project.id,
       title: input.title,
@@ -86,7 +87,20 @@ export class IssueOps extends Ops {
       targetId: row.id,
       issueId: row.id,
     });
-    return (await this.details(access, [row], 0))[0]!;
+    // Everything the answer needs is known: no queries while the project's iid lock is held.
+    return {
+      issue: issueView(row),
+      project: projectView(access.project),
+      author: this.actor.user,
+      closedBy: null,
+      milestone,
+      userNotesCount: 0,
+    };
+  }
+
+  private async milestoneView(id: number): Promise<MilestoneView | null> {
+    const [row] = await this.store.content.milestones([id]);
+    return row ? milestoneView(row) : null;
   }
 
   async get(idOrPath: string, iid: number): Promise<IssueDetail> {
@@ -195,19 +209,13 @@ export class IssueOps extends Ops {
     return milestone.id;
   }
 
-  private async details(
-    access: ProjectAccess,
-    rows: IssueRow[],
-    knownNotes?: number,
-  ): Promise<IssueDetail[]> {
+  private async details(access: ProjectAccess, rows: IssueRow[]): Promise<IssueDetail[]> {
     const [users, counts, milestones] = await Promise.all([
       this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id])),
-      knownNotes === undefined
-        ? this.store.notes.userNoteCounts(
-            'Issue',
-            rows.map((r) => r.id),
-          )
-        : Promise.resolve(new Map<number, number>()),
+      this.store.notes.userNoteCounts(
+        'Issue',
+        rows.map((r) => r.id),
+      ),
       this.store.content.milestones(
         rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
       ),
