@@ -46,6 +46,10 @@ export async function prepareDemo(
     `  curl ${header} "${base}/projects/acme%2Fplatform%2Fapi/events?action=pushed&per_page=5"`,
     `  curl ${header} "${base}/users/bob/events?target_type=issue"`,
     '',
+    'Write (the token has scope api), then see the event it made:',
+    `  curl ${header} --data "title=My first issue" "${base}/projects/acme%2Fplatform%2Fapi/issues"`,
+    `  curl ${header} "${base}/projects/acme%2Fplatform%2Fapi/events?per_page=1"`,
+    '',
   );
   return lines.join('\n');
 }

@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('prints a fresh api token for alice, expiring in 7 days, with three curl lines that work', async () => {
+    it('prints a fresh api token for alice, expiring in 7 days, with curl lines that work, a write among them', async () => {
       const token = tokenOf(banner);
       assert.ok(token, banner);
       assert.match(
@@ -43,16 +43,37 @@ for (const dialect of DIALECTS) {
         /Personal access token \(scope api, expires 2026-01-22\), shown only once:/,
       );
       const curls = banner.split('\n').filter((l) => l.startsWith('  curl '));
-      assert.equal(curls.length, 3);
+      assert.equal(curls.length, 5);
+      let wrote: { title: string } | undefined;
       for (const line of curls) {
         const url = /"(https:\/\/pulse\.example\.test[^"]+)"$/
           .exec(line)![1]!
           .replace('https://pulse.example.test', server.url);
         assert.ok(line.includes(`--header "PRIVATE-TOKEN: ${token}"`));
+        const data = /--data "([^"]+)"/.exec(line)?.[1];
+        if (data) {
+          // curl --data sends a form body with POST.
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: {
+              'PRIVATE-TOKEN': token,
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            body: data.replace(/ /g, '+'),
+          });
+          assert.equal(res.status, 201, url);
+          wrote = (await res.json()) as { title: string };
+          continue;
+        }
         const res = await fetch(url, { headers: { 'PRIVATE-TOKEN': token } });
         assert.equal(res.status, 200, url);
-        assert.ok(((await res.json()) as unknown[]).length > 0, url);
+        const list = (await res.json()) as { action_name: string; target_title: string }[];
+        assert.ok(list.length > 0, url);
+        // The listing printed after the write shows that write's event first.
+        if (wrote)
+          assert.deepEqual([list[0]!.action_name, list[0]!.target_title], ['opened', wrote.title]);
       }
+      assert.equal(wrote?.title, 'My first issue');
       const row = await server.store.db
         .selectFrom('personal_access_tokens')
         .selectAll()
