@@ -97,6 +97,7 @@ class DemoBuilder {
     milestone: [],
     issue: [],
     merge_request: [],
+    approval: [],
     snippet: [],
     note: [],
     event: [],

@@ -9,6 +9,8 @@ export async function* exportRecords(source: TransferStore): AsyncGenerator<Data
   for (const kind of RECORD_KINDS) {
     if (kind === 'member') {
       for await (const rows of source.memberRows()) yield rows.map((r) => recordFromRow(kind, r));
+    } else if (kind === 'approval') {
+      for await (const rows of source.approvalRows()) yield rows.map((r) => recordFromRow(kind, r));
     } else if (kind === 'event') {
       for await (const { events, pushes } of source.eventPages()) {
         yield events.map((e) => {

@@ -41,6 +41,13 @@ import {
 
 export const ISSUE_STATES = ['opened', 'closed'] as const;
 export const MERGE_REQUEST_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
+export const MILESTONE_STATES = ['active', 'closed'] as const;
+
+/** Last update: the creation time when a file leaves it out (created_at may itself be defaulted). */
+const UpdatedAt = Defaulted(
+  Time,
+  (r: { created_at?: number | null }, context) => r.created_at ?? context.now,
+);
 
 /** Unknown fields are rejected, so a misspelt key never silently becomes a default. */
 const STRICT = { additionalProperties: false } as const;
@@ -139,6 +146,8 @@ const Project = Type.Object(
     visibility: OneOf(VISIBILITIES),
     creator_id: Id,
     created_at: CreatedAt,
+    default_branch: Defaulted(Text(255), 'main'),
+    last_activity_at: Maybe(Time),
   },
   STRICT,
 );
@@ -149,6 +158,10 @@ const Member = Type.Object(
     project_id: Id,
     user_id: Id,
     access_level: OneOf(ACCESS_LEVEL_VALUES),
+    /** The membership ends after this day (UTC). */
+    expires_at: Maybe(Text(10, { format: 'pulsegate-day' })),
+    created_at: Maybe(Time),
+    created_by_id: Maybe(Id),
   },
   STRICT,
 );
@@ -161,9 +174,23 @@ const Milestone = Type.Object(
     iid: Id,
     title: Text(TITLE_MAX),
     created_at: CreatedAt,
+    description: Defaulted(Text(TEXT_MAX, { empty: true }), ''),
+    state: Defaulted(OneOf(MILESTONE_STATES), 'active'),
+    due_date: Maybe(Text(10, { format: 'pulsegate-day' })),
+    start_date: Maybe(Text(10, { format: 'pulsegate-day' })),
+    updated_at: UpdatedAt,
   },
   STRICT,
 );
+
+/** What issues and merge requests both carry since they can be written here. */
+const TRACKED = {
+  description: Defaulted(Text(TEXT_MAX, { empty: true }), ''),
+  updated_at: UpdatedAt,
+  closed_at: Maybe(Time),
+  closed_by_id: Maybe(Id),
+  milestone_id: Maybe(Id),
+};
 
 const Issue = Type.Object(
   {
@@ -176,6 +203,7 @@ const Issue = Type.Object(
     confidential: Flag(false),
     state: Defaulted(OneOf(ISSUE_STATES), 'opened'),
     created_at: CreatedAt,
+    ...TRACKED,
   },
   STRICT,
 );
@@ -189,6 +217,22 @@ const MergeRequest = Type.Object(
     title: Text(TITLE_MAX),
     author_id: Id,
     state: Defaulted(OneOf(MERGE_REQUEST_STATES), 'opened'),
+    created_at: CreatedAt,
+    ...TRACKED,
+    source_branch: Defaulted(Text(255, { empty: true }), ''),
+    target_branch: Defaulted(Text(255, { empty: true }), ''),
+    merged_at: Maybe(Time),
+    merged_by_id: Maybe(Id),
+  },
+  STRICT,
+);
+
+/** A member's approval of a merge request (`POST …/approve`). */
+const Approval = Type.Object(
+  {
+    kind: Type.Literal('approval'),
+    merge_request_id: Id,
+    user_id: Id,
     created_at: CreatedAt,
   },
   STRICT,
@@ -302,6 +346,7 @@ export type MemberRecord = StaticDecode<typeof Member>;
 export type MilestoneRecord = StaticDecode<typeof Milestone>;
 export type IssueRecord = StaticDecode<typeof Issue>;
 export type MergeRequestRecord = StaticDecode<typeof MergeRequest>;
+export type ApprovalRecord = StaticDecode<typeof Approval>;
 export type SnippetRecord = StaticDecode<typeof Snippet>;
 export type NoteRecord = StaticDecode<typeof Note>;
 export type EventRecord = StaticDecode<typeof Event>;
@@ -340,6 +385,7 @@ export const KINDS = {
   milestone: kind('milestones', Milestone),
   issue: kind('issues', Issue),
   merge_request: kind('merge_requests', MergeRequest),
+  approval: kind('merge_request_approvals', Approval),
   snippet: kind('snippets', Snippet),
   note: kind('notes', Note),
   // issue_id: the issue an event concerns, on which the confidentiality check depends.
@@ -358,6 +404,7 @@ export type DataRecord =
   | MilestoneRecord
   | IssueRecord
   | MergeRequestRecord
+  | ApprovalRecord
   | SnippetRecord
   | NoteRecord
   | EventRecord

@@ -24,6 +24,7 @@ export class ReferenceLedger {
   private readonly projects = new Set<number>();
   private readonly fullPaths = new Set<string>();
   private readonly members = new Set<string>();
+  private readonly approvals = new Set<string>();
   private readonly milestones = new Map<number, Owned>();
   private readonly issues = new Map<number, Owned>();
   private readonly issueIids = new Set<string>();
@@ -41,6 +42,7 @@ export class ReferenceLedger {
     for (const u of existing.users) this.addUser(u.id, u.username, u.email);
     for (const p of existing.projects) this.addProject(p.id, p.full_path);
     for (const m of existing.members) this.members.add(`${m.project_id}:${m.user_id}`);
+    for (const a of existing.approvals) this.approvals.add(`${a.merge_request_id}:${a.user_id}`);
     for (const m of existing.milestones) this.milestones.set(m.id, { projectId: m.project_id });
     for (const i of existing.issues) {
       this.issues.set(i.id, { projectId: i.project_id });
@@ -147,6 +149,18 @@ export class ReferenceLedger {
           throw new DuplicateRecordError(`iid ${r.iid} is already used in project ${r.project_id}`);
         items.set(r.id, { projectId: r.project_id });
         iids.add(key);
+        return null;
+      }
+      case 'approval': {
+        if (!this.mergeRequests.has(r.merge_request_id))
+          throw new RecordError(`merge_request_id ${r.merge_request_id} is not a known merge request`);
+        this.user('user_id', r.user_id);
+        const key = `${r.merge_request_id}:${r.user_id}`;
+        if (this.approvals.has(key))
+          throw new DuplicateRecordError(
+            `user ${r.user_id} already approved merge request ${r.merge_request_id}`,
+          );
+        this.approvals.add(key);
         return null;
       }
       case 'snippet':

@@ -49,6 +49,8 @@ function coerce(type: ParamType, raw: unknown): Coerced {
       if (typeof raw === 'number' || typeof raw === 'boolean')
         return { ok: true, value: String(raw) };
       if (typeof raw !== 'string') return { ok: false, reason: 'invalid' };
+      // No text column stores NUL (PostgreSQL refuses it): such a value is invalid, not a 500.
+      if (raw.includes('\u0000')) return { ok: false, reason: 'invalid' };
       if (type.maxLength !== undefined && raw.length > type.maxLength)
         return { ok: false, reason: 'invalid' };
       return { ok: true, value: raw };

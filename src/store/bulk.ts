@@ -14,6 +14,7 @@ export const BULK_TABLES = [
   'milestones',
   'issues',
   'merge_requests',
+  'merge_request_approvals',
   'snippets',
   'notes',
   'events',
@@ -102,4 +103,7 @@ export class BulkWriter {
 }
 
 /** Tables keyed by an integer `id`. */
-export type IdTable = Exclude<BulkTable, 'project_members' | 'push_event_payloads'>;
+export type IdTable = Exclude<
+  BulkTable,
+  'project_members' | 'merge_request_approvals' | 'push_event_payloads'
+>;

@@ -15,6 +15,7 @@ export interface ExistingKeys {
   users: { id: number; username: string; email: string }[];
   projects: { id: number; full_path: string }[];
   members: { project_id: number; user_id: number }[];
+  approvals: { merge_request_id: number; user_id: number }[];
   milestones: { id: number; project_id: number }[];
   issues: { id: number; project_id: number; iid: number }[];
   mergeRequests: { id: number; project_id: number; iid: number }[];
@@ -43,6 +44,10 @@ export class ImportTransaction {
       users: await db.selectFrom('users').select(['id', 'username', 'email']).execute(),
       projects: await db.selectFrom('projects').select(['id', 'full_path']).execute(),
       members: await db.selectFrom('project_members').select(['project_id', 'user_id']).execute(),
+      approvals: await db
+        .selectFrom('merge_request_approvals')
+        .select(['merge_request_id', 'user_id'])
+        .execute(),
       milestones: await db.selectFrom('milestones').select(['id', 'project_id']).execute(),
       issues: await db.selectFrom('issues').select(['id', 'project_id', 'iid']).execute(),
       mergeRequests: await db
@@ -95,7 +100,8 @@ export class ImportTransaction {
 }
 
 const ID_TABLES = BULK_TABLES.filter(
-  (t): t is IdTable => t !== 'project_members' && t !== 'push_event_payloads',
+  (t): t is IdTable =>
+    t !== 'project_members' && t !== 'merge_request_approvals' && t !== 'push_event_payloads',
 );
 
 export class TransferStore {
@@ -139,29 +145,46 @@ export class TransferStore {
   }
 
   /** Project memberships in (project, user) order, a page at a time. */
-  async *memberRows(pageSize = 2_000) {
-    let after: { project_id: number; user_id: number } | null = null;
+  memberRows(pageSize = 2_000) {
+    return this.rowsByPair('project_members', 'project_id', pageSize);
+  }
+
+  /** Merge request approvals in (merge request, user) order, a page at a time. */
+  approvalRows(pageSize = 2_000) {
+    return this.rowsByPair('merge_request_approvals', 'merge_request_id', pageSize);
+  }
+
+  /** Rows keyed by (`first`, user_id), in that order, a page at a time. */
+  private async *rowsByPair<T extends 'project_members' | 'merge_request_approvals'>(
+    table: T,
+    first: 'project_id' | 'merge_request_id',
+    pageSize: number,
+  ): AsyncGenerator<Selectable<Database[T]>[]> {
+    type Key = { first: number; user: number };
+    const db = this.db as unknown as Kysely<Record<string, Record<string, number>>>;
+    let after: Key | null = null;
     for (;;) {
-      let query = this.db
-        .selectFrom('project_members')
+      let query = db
+        .selectFrom(table)
         .selectAll()
-        .orderBy('project_id')
+        .orderBy(first)
         .orderBy('user_id')
         .limit(pageSize);
       if (after !== null) {
-        const a: { project_id: number; user_id: number } = after;
+        const a: Key = after;
         query = query.where((eb) =>
           eb.or([
-            eb('project_id', '>', a.project_id),
-            eb.and([eb('project_id', '=', a.project_id), eb('user_id', '>', a.user_id)]),
+            eb(first, '>', a.first),
+            eb.and([eb(first, '=', a.first), eb('user_id', '>', a.user)]),
           ]),
         );
       }
       const rows = await query.execute();
       if (rows.length === 0) return;
-      yield rows;
+      yield rows as unknown as Selectable<Database[T]>[];
       if (rows.length < pageSize) return;
-      after = rows[rows.length - 1]!;
+      const last = rows[rows.length - 1]!;
+      after = { first: last[first]!, user: last.user_id! };
     }
   }
 

@@ -32,7 +32,7 @@ const application = (fields: Record<string, unknown>) =>
 const CASES: [string, string][] = [
   ['{"kind":"user"', 'not valid JSON'],
   ['[1,2]', 'a record must be a JSON object'],
-  ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, snippet, note, event, personal_access_token, oauth_application'],
+  ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, approval, snippet, note, event, personal_access_token, oauth_application'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', colour: 'red' }), 'unknown field "colour" for kind user'],
   [JSON.stringify({ kind: 'user', id: 1, username: 'carol', name: 'C', email: 'c@example.com' }), 'user 1 already exists'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'ALICE', name: 'C', email: 'c@example.com' }), 'username "ALICE" is already taken'],

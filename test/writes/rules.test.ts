@@ -203,6 +203,14 @@ for (const dialect of DIALECTS) {
             error: 'confidential is invalid',
           },
         ],
+        // NUL cannot be stored (PostgreSQL refuses it in text): invalid, never a 500.
+        [
+          'POST',
+          `/projects/${pub}/issues`,
+          { title: 'a\u0000b' },
+          400,
+          { error: 'title is invalid' },
+        ],
         [
           'PUT',
           `/projects/${pub}/issues/1`,
