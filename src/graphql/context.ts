@@ -1,10 +1,12 @@
 /** What every resolver receives: who is asking, this request's activity reader and presenter. */
 import type { FastifyBaseLogger } from 'fastify';
-import type { EndpointScopes } from '../domain/scopes.js';
+import { UnauthenticatedError } from '../domain/errors.js';
+import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivityReader, EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/accounts/credentials.js';
+import type { ContentOps } from '../services/content/ops.js';
 import { Presenter } from './present.js';
 import type { EventType } from './types/event.js';
 
@@ -19,7 +21,21 @@ export interface GraphQLContext {
   cost: { score: number; limit: number };
   /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
   authorize(scopes: EndpointScopes): void;
+  /**
+   * Refuses callers who may not write at all: anonymous ones (UNAUTHENTICATED), and tokens
+   * without scope `api` (read scopes only read).
+   */
+  authorizeWrite(): Principal;
+  /**
+   * Runs a mutation's change in one transaction as the token's owner (ContentService.write),
+   * after `authorizeWrite`. Nothing else may query while it runs (SQLite has one connection):
+   * look things up before.
+   */
+  write<T>(work: (ops: ContentOps) => Promise<T>): Promise<T>;
 }
+
+/** What a mutation accepts: REST writes take `api` alone too (`read_api` only on safe methods). */
+const WRITE_SCOPES: readonly Scope[] = ['api'];
 
 export function createContext(
   services: Services,
@@ -29,6 +45,11 @@ export function createContext(
   cost: { score: number; limit: number } = { score: 0, limit: 0 },
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
+  const authorizeWrite = (): Principal => {
+    if (!principal) throw new UnauthenticatedError();
+    services.credentials.authorize(principal, WRITE_SCOPES, false);
+    return principal;
+  };
   return {
     principal,
     viewer,
@@ -38,5 +59,10 @@ export function createContext(
     cost,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.
     authorize: (scopes) => services.credentials.authorize(principal, scopes, true),
+    authorizeWrite,
+    write: async (work) => {
+      const writer = authorizeWrite();
+      return services.content.write({ user: writer.user, viewer: writer.viewer }, work);
+    },
   };
 }
