@@ -254,6 +254,26 @@ for (const dialect of DIALECTS) {
           `carol commented on NOTE ${ours.note!.databaseId}`,
           `dave commented on NOTE ${gitlab.note!.databaseId}`,
         ]);
+        // The issue as any reader finds it by id: the new fields, its page resolved from the
+        // project (not presented in this response before), the note touched its updatedAt.
+        const found = await raw(
+          url,
+          `{ node(id: "${issue.id}") { ... on Issue { iid description state closedAt updatedAt webUrl } } }`,
+          undefined,
+          { token: w.tokens.dave! },
+        );
+        assert.deepEqual(found.body, {
+          data: {
+            node: {
+              iid: 1,
+              description: 'At T-3',
+              state: 'opened',
+              closedAt: null,
+              updatedAt: NOW,
+              webUrl: `${url}/${PROJECT}/-/issues/1`,
+            },
+          },
+        });
       });
 
       it('merge requests: create, close, reopen, accept; a second accept is an errors value', async () => {
@@ -379,6 +399,34 @@ for (const dialect of DIALECTS) {
           `alice commented on NOTE ${note.note!.databaseId}`,
           'alice accepted MERGE_REQUEST 1',
         ]);
+        // The newest event's target carries the new fields too (the page from the event's project).
+        const target = await raw(
+          url,
+          `{ project(fullPath: "${PROJECT}") { events(first: 1) { nodes { target { ... on MergeRequest { id state sourceBranch targetBranch mergedAt description webUrl } } } } } }`,
+          undefined,
+          { token: w.tokens.carol! },
+        );
+        assert.deepEqual(target.body, {
+          data: {
+            project: {
+              events: {
+                nodes: [
+                  {
+                    target: {
+                      id: mr.id,
+                      state: 'merged',
+                      sourceBranch: 'fix-engine',
+                      targetBranch: 'release',
+                      mergedAt: NOW,
+                      description: 'Tightens the valve',
+                      webUrl: `${url}/${PROJECT}/-/merge_requests/1`,
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        });
       });
 
       it('validation problems: in errors with HTTP 200 and the object null; nothing written', async () => {
