@@ -10,6 +10,7 @@ import {
   type DocumentNode,
   GraphQLError,
   type GraphQLSchema,
+  Kind,
   type OperationDefinitionNode,
   type ValidationContext,
   getOperationAST,
@@ -134,6 +135,21 @@ export class Gate {
     const operation = pickOperation(document, operationName);
     if (request.method !== 'POST' && operation.operation !== 'query') {
       throw new RequestError('BAD_REQUEST', 405, 'Only queries can be sent with GET.');
+    }
+    if (
+      operation.operation === 'mutation' &&
+      request.headers['idempotency-key'] !== undefined &&
+      !(
+        operation.selectionSet.selections.length === 1 &&
+        operation.selectionSet.selections[0]!.kind === Kind.FIELD
+      )
+    ) {
+      // One stored answer per key: a key covers exactly one mutation field.
+      throw new RequestError(
+        'BAD_REQUEST',
+        400,
+        'An Idempotency-Key covers one mutation: send exactly one mutation field.',
+      );
     }
 
     if (hasNullByte(variables)) throw new RequestError('BAD_USER_INPUT', 400, NULL_BYTE_MESSAGE);

@@ -773,6 +773,55 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await story(w), before);
       });
 
+      it('Idempotency-Key: a retry gets the first answer back and writes nothing again', async () => {
+        const before = await story(w);
+        const send = (title: string, key = 'retry-1') =>
+          raw(
+            url,
+            CREATE_ISSUE,
+            { input: { projectPath: PROJECT, title, clientMutationId: 'i' } },
+            { token: w.tokens.bob!, headers: { 'Idempotency-Key': key } },
+          );
+        const first = await send('Once only');
+        assert.equal(first.status, 200);
+        assert.equal(first.headers.get('idempotent-replayed'), null);
+        const created = (first.body.data as CreateIssueMutation).createIssue!;
+        assert.equal(created.issue!.title, 'Once only');
+        const again = await send('Once only');
+        assert.equal(again.status, 200);
+        assert.equal(again.headers.get('idempotent-replayed'), 'true');
+        assert.deepEqual(again.body, first.body);
+        assert.deepEqual(await story(w), [...before, `bob opened ISSUE ${created.issue!.iid}`]);
+        // The same key on another request is a client bug; nothing is written.
+        const other = await send('Something else');
+        assert.deepEqual(other.body, {
+          data: {
+            createIssue: {
+              issue: null,
+              errors: ['Idempotency-Key was already used for a different request'],
+              clientMutationId: 'i',
+            },
+          },
+        });
+        // One key, one stored answer: a document with two mutation fields is refused.
+        const two = await raw(
+          url,
+          'mutation { a: createIssue(input: {projectPath: "x", title: "a"}) { errors } b: createIssue(input: {projectPath: "x", title: "b"}) { errors } }',
+          undefined,
+          { token: w.tokens.bob!, headers: { 'Idempotency-Key': 'two' } },
+        );
+        assert.equal(two.status, 400);
+        assert.deepEqual(two.body, {
+          errors: [
+            {
+              message: 'An Idempotency-Key covers one mutation: send exactly one mutation field.',
+              extensions: { code: 'BAD_REQUEST' },
+            },
+          ],
+        });
+        assert.deepEqual(await story(w), [...before, `bob opened ISSUE ${created.issue!.iid}`]);
+      });
+
       it('mutations over GET are refused (405) and write nothing', async () => {
         const before = await story(w);
         const query = `mutation { createIssue(input: {projectPath: "${PROJECT}", title: "By GET"}) { errors } }`;
