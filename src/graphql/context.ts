@@ -1,10 +1,13 @@
 /** What every resolver receives: who is asking, this request's activity reader and presenter. */
 import type { FastifyBaseLogger } from 'fastify';
-import type { EndpointScopes } from '../domain/scopes.js';
+import { UnauthenticatedError } from '../domain/errors.js';
+import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivityReader, EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/accounts/credentials.js';
+import type { IdempotentRequest } from '../services/content/content.js';
+import type { ContentOps } from '../services/content/ops.js';
 import { Presenter } from './present.js';
 import type { EventType } from './types/event.js';
 
@@ -19,7 +22,28 @@ export interface GraphQLContext {
   cost: { score: number; limit: number };
   /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
   authorize(scopes: EndpointScopes): void;
+  /**
+   * Refuses callers who may not write at all: anonymous ones (UNAUTHENTICATED), and tokens
+   * without scope `api` (read scopes only read).
+   */
+  authorizeWrite(): Principal;
+  /**
+   * Runs a mutation's change in one transaction as the token's owner (ContentService.write),
+   * after `authorizeWrite`. Nothing else may query while it runs (SQLite has one connection):
+   * look things up before. With an `Idempotency-Key` the result is kept with the write and a
+   * retry gets it back (parsed from JSON: results must be plain models) without writing again.
+   */
+  write<T>(work: (ops: ContentOps) => Promise<T>): Promise<T>;
 }
+
+/** What a request adds for writes: its `Idempotency-Key`, and how to mark a replayed answer. */
+export interface WriteRequest {
+  idempotent: IdempotentRequest | null;
+  replayed(): void;
+}
+
+/** What a mutation accepts: REST writes take `api` alone too (`read_api` only on safe methods). */
+const WRITE_SCOPES: readonly Scope[] = ['api'];
 
 export function createContext(
   services: Services,
@@ -27,8 +51,14 @@ export function createContext(
   log: FastifyBaseLogger,
   eventModels?: WeakMap<EventView, EventType>,
   cost: { score: number; limit: number } = { score: 0, limit: 0 },
+  writeRequest: WriteRequest = { idempotent: null, replayed: () => undefined },
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
+  const authorizeWrite = (): Principal => {
+    if (!principal) throw new UnauthenticatedError();
+    services.credentials.authorize(principal, WRITE_SCOPES, false);
+    return principal;
+  };
   return {
     principal,
     viewer,
@@ -38,5 +68,18 @@ export function createContext(
     cost,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.
     authorize: (scopes) => services.credentials.authorize(principal, scopes, true),
+    authorizeWrite,
+    write: async <T>(work: (ops: ContentOps) => Promise<T>): Promise<T> => {
+      const writer = authorizeWrite();
+      const actor = { user: writer.user, viewer: writer.viewer };
+      const { idempotent } = writeRequest;
+      if (!idempotent) return services.content.write(actor, work);
+      const answer = await services.content.writeOnce(actor, idempotent, async (ops) => ({
+        status: 200,
+        body: await work(ops),
+      }));
+      if (answer.replayed) writeRequest.replayed();
+      return answer.body as T;
+    },
   };
 }

@@ -10,6 +10,7 @@ import {
   type DocumentNode,
   GraphQLError,
   type GraphQLSchema,
+  Kind,
   type OperationDefinitionNode,
   type ValidationContext,
   getOperationAST,
@@ -76,7 +77,32 @@ function knownOperationTypes(context: ValidationContext): ASTVisitor {
   };
 }
 
-const RULES = [...specifiedRules, knownOperationTypes];
+/**
+ * Text with a NUL character: PostgreSQL cannot store it (the write would fail as an internal
+ * error), so it is refused up front as GitLab's HandleNullBytes middleware refuses it (400).
+ */
+export const NULL_BYTE_MESSAGE = 'Strings must not contain null bytes (\\u0000).';
+
+function noNullBytes(context: ValidationContext): ASTVisitor {
+  return {
+    StringValue(node) {
+      if (node.value.includes('\0')) {
+        context.reportError(new GraphQLError(NULL_BYTE_MESSAGE, { nodes: node }));
+      }
+    },
+  };
+}
+
+function hasNullByte(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(hasNullByte);
+  if (isObject(value)) {
+    return Object.entries(value).some(([key, v]) => key.includes('\0') || hasNullByte(v));
+  }
+  return false;
+}
+
+const RULES = [...specifiedRules, knownOperationTypes, noNullBytes];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -110,7 +136,23 @@ export class Gate {
     if (request.method !== 'POST' && operation.operation !== 'query') {
       throw new RequestError('BAD_REQUEST', 405, 'Only queries can be sent with GET.');
     }
+    if (
+      operation.operation === 'mutation' &&
+      request.headers['idempotency-key'] !== undefined &&
+      !(
+        operation.selectionSet.selections.length === 1 &&
+        operation.selectionSet.selections[0]!.kind === Kind.FIELD
+      )
+    ) {
+      // One stored answer per key: a key covers exactly one mutation field.
+      throw new RequestError(
+        'BAD_REQUEST',
+        400,
+        'An Idempotency-Key covers one mutation: send exactly one mutation field.',
+      );
+    }
 
+    if (hasNullByte(variables)) throw new RequestError('BAD_USER_INPUT', 400, NULL_BYTE_MESSAGE);
     if (operation.variableDefinitions?.length) {
       const result = getVariableValues(
         this.schema,

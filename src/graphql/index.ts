@@ -2,9 +2,10 @@
  * The GraphQL face: `POST`/`GET /api/graphql` (GitLab's path) and `/graphql`, served by Mercurius
  * (default) or Apollo Server over one schema, behind one gate; the explorer at `/graphiql`.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventView } from '../services/activity/activity.js';
+import type { IdempotentRequest } from '../services/content/content.js';
 import { acceptBrowserSessions } from '../http/credentials.js';
 import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
@@ -13,12 +14,30 @@ import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
 import { type ErrorBody, RequestError, graphqlError, requestErrorBody } from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
-import { Gate } from './gate.js';
+import { Gate, type Prepared } from './gate.js';
 import { ResultCache } from './result-cache.js';
 import { graphqlSchema } from './schema.js';
 import type { EventType } from './types/event.js';
 
 export const GRAPHQL_PATHS = ['/api/graphql', '/graphql'] as const;
+
+/**
+ * A mutation sent with an `Idempotency-Key` header (the gate allows one mutation field then): the
+ * key, and the request as a retry must repeat it (same path, operation and variables).
+ */
+function idempotentRequest(request: FastifyRequest, prepared: Prepared): IdempotentRequest | null {
+  const key = request.headers['idempotency-key'];
+  if (typeof key !== 'string' || prepared.operation !== 'mutation') return null;
+  return {
+    key,
+    request: `${request.method} ${request.url.split('?')[0]}`,
+    body: JSON.stringify([
+      prepared.source,
+      prepared.operationName ?? null,
+      prepared.variables ?? null,
+    ]),
+  };
+}
 
 function sendErrors(reply: FastifyReply, status: number, body: ErrorBody) {
   return reply.code(status).header('content-type', JSON_UTF8).send(JSON.stringify(body));
@@ -95,6 +114,10 @@ export function graphqlApi(services: Services) {
               request.log,
               eventModels,
               prepared.cost,
+              {
+                idempotent: idempotentRequest(request, prepared),
+                replayed: () => reply.header('idempotent-replayed', 'true'),
+              },
             );
             const outcome = await execute(request, prepared, context);
             reply.code(outcome.status).header('content-type', outcome.contentType);

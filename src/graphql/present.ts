@@ -14,6 +14,7 @@ import { BLANK_SHA } from '../domain/vocabulary.js';
 import type { EventTarget, EventView, PushView } from '../services/activity/activity.js';
 import type {
   IssueView,
+  MergeRequestView,
   TrackedView,
   MilestoneView,
   NoteView,
@@ -187,25 +188,43 @@ export class Presenter {
 
   issue(issue: IssueView, author: UserView | null): IssueType {
     return {
-      ...this.mergeRequest(issue, author),
+      ...this.tracked(issue, author),
       __typename: 'Issue',
       id: toGlobalId('Issue', issue.id),
       confidential: issue.confidential,
     };
   }
 
-  mergeRequest(mr: TrackedView, author: UserView | null): MergeRequestType {
+  mergeRequest(mr: MergeRequestView, author: UserView | null): MergeRequestType {
     return {
+      ...this.tracked(mr, author),
       __typename: 'MergeRequest',
       id: toGlobalId('MergeRequest', mr.id),
-      databaseId: mr.id,
-      iid: mr.iid,
-      title: mr.title,
-      state: mr.state,
-      projectId: mr.projectId,
-      author: this.maybeUser(author),
-      createdAt: mr.createdAt,
+      sourceBranch: mr.sourceBranch,
+      targetBranch: mr.targetBranch,
+      mergedAt: mr.mergedAt,
     };
+  }
+
+  /** What issues and merge requests share. */
+  private tracked(item: TrackedView, author: UserView | null) {
+    return {
+      databaseId: item.id,
+      iid: item.iid,
+      title: item.title,
+      description: item.description,
+      state: item.state,
+      projectId: item.projectId,
+      author: this.maybeUser(author),
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+      closedAt: item.closedAt,
+    };
+  }
+
+  /** A project this request has presented already (its web URL is then known), by id. */
+  presentedProject(id: number): ProjectType | undefined {
+    return this.projects.get(id);
   }
 
   milestone(milestone: MilestoneView): MilestoneType {

@@ -7,7 +7,11 @@ import 'reflect-metadata';
 import { type GraphQLSchema, isAbstractType, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { EventConnectionResolver, PageInfoResolver } from './resolvers/connection.js';
+import { IssueResolver, MergeRequestResolver } from './resolvers/content.js';
 import { EventResolver } from './resolvers/event.js';
+import { IssueMutationResolver } from './resolvers/issue-mutations.js';
+import { MergeRequestMutationResolver } from './resolvers/merge-request-mutations.js';
+import { NoteMutationResolver } from './resolvers/note-mutations.js';
 import { ProjectResolver } from './resolvers/project.js';
 import { QueryResolver } from './resolvers/query.js';
 import { UserResolver } from './resolvers/user.js';
@@ -23,6 +27,11 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
       EventResolver,
       EventConnectionResolver,
       PageInfoResolver,
+      IssueResolver,
+      MergeRequestResolver,
+      IssueMutationResolver,
+      MergeRequestMutationResolver,
+      NoteMutationResolver,
     ] as const,
     // Inputs are validated by the domain rules, not by class-validator.
     validate: false,

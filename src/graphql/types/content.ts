@@ -17,12 +17,18 @@ export class IssueType {
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (#iid).' }) iid!: number;
   @Field(() => String) title!: string;
-  @Field(() => String) state!: string;
+  @Field(() => String, { description: 'Markdown, as written ("" when none).' })
+  description!: string;
+  @Field(() => String, { description: '`opened` or `closed`.' }) state!: string;
   @Field(() => Boolean) confidential!: boolean;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })
   projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
+  @Field(() => TimeScalar) updatedAt!: number;
+  @Field(() => TimeScalar, { nullable: true, description: 'Null while open.' })
+  closedAt!: number | null;
+  // webUrl: resolved by resolvers/content.ts (it needs the project's path).
 }
 
 @ObjectType('MergeRequest', { implements: NodeInterface, simpleResolvers: true })
@@ -32,11 +38,22 @@ export class MergeRequestType {
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
   @Field(() => String) title!: string;
-  @Field(() => String) state!: string;
+  @Field(() => String, { description: 'Markdown, as written ("" when none).' })
+  description!: string;
+  @Field(() => String, { description: '`opened`, `closed`, `merged` or `locked`.' })
+  state!: string;
+  @Field(() => String) sourceBranch!: string;
+  @Field(() => String) targetBranch!: string;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })
   projectId!: number | null;
   @Field(() => UserType, { nullable: true }) author!: UserType | null;
   @Field(() => TimeScalar) createdAt!: number;
+  @Field(() => TimeScalar) updatedAt!: number;
+  @Field(() => TimeScalar, { nullable: true, description: 'Null unless closed.' })
+  closedAt!: number | null;
+  @Field(() => TimeScalar, { nullable: true, description: 'Null unless merged.' })
+  mergedAt!: number | null;
+  // webUrl: resolved by resolvers/content.ts (it needs the project's path).
 }
 
 @ObjectType('Milestone', { implements: NodeInterface, simpleResolvers: true })
