@@ -85,6 +85,13 @@ export class ActivityService {
     return userView(await this.findUserRow(idOrUsername));
   }
 
+  /** A user by username only (profile pages: `/123` is the user named 123, not id 123). */
+  async findUserByUsername(username: string): Promise<UserView> {
+    const user = await this.store.users.byUsername(username);
+    if (!user) throw new NotFoundError('User');
+    return userView(user);
+  }
+
   private async findUserRow(idOrUsername: string): Promise<UserRow> {
     const user = NUMERIC_ID.test(idOrUsername)
       ? Number.isSafeInteger(Number(idOrUsername))
