@@ -79,6 +79,7 @@ export function layout(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · pulsegate</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/style.css" />
       </head>
       <body>

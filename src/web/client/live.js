@@ -93,6 +93,8 @@ function start(root) {
         connectionParams: csrf ? { 'x-csrf-token': csrf } : {},
         retryAttempts: 0,
         lazy: false,
+        // Not the console: a server without the socket is a case we handle, not an error.
+        onNonLazyError: () => poll(),
         on: {
           connected: () => {
             root.dataset.liveMode = 'socket';
@@ -122,7 +124,8 @@ function start(root) {
   }
 
   root.addEventListener('click', async (event) => {
-    const link = event.target instanceof window.Element ? event.target.closest('a.load-more') : null;
+    const link =
+      event.target instanceof window.Element ? event.target.closest('a.load-more') : null;
     if (!link) return;
     event.preventDefault();
     const url = new URL(link.href);
