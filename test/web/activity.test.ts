@@ -417,6 +417,8 @@ for (const dialect of DIALECTS) {
           async ({ path, want }) => {
             const res = await rawGet(world.server.url, path, { accept: BROWSER_ACCEPT });
             assert.ok(res.status < 500, `${path}: ${res.status}`);
+            // `….atom` paths are the Atom feeds' (their own tests pin their answers).
+            if (/\.atom(\?|$)/.test(path)) return;
             assert.ok([200, 303, 308, 400, 404].includes(res.status), `${path}: ${res.status}`);
             if (res.status === 400 || res.status === 404) {
               assert.match(
