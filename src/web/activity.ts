@@ -104,9 +104,16 @@ export function activityRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.get('/dashboard/activity', async (request, reply) => {
+    const params = activityParams(request.query);
+    // Rows for the page's script: a session that ended is a 401, never a sign-in redirect that
+    // would remember the rows' URL as the page to come back to.
+    if (!('error' in params) && (params.after !== undefined || params.fragment)) {
+      if (!(await optionalContext(services, request))) {
+        return sendHtml(reply, 401, errorPage('Signed out', 'Sign in again to see new activity.'));
+      }
+    }
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    const params = activityParams(request.query);
     if ('error' in params) return badRequest(reply, params.error, ctx);
     const viewer = viewerOf(ctx.user);
     const feed: ActivityFeed = {

@@ -227,6 +227,15 @@ for (const dialect of DIALECTS) {
       const anonymous = await page('/dashboard/activity');
       assert.equal(anonymous.status, 303);
       assert.equal(anonymous.headers.get('location'), '/users/sign_in');
+      // The script's requests after the session ended: 401, and no return path remembered.
+      for (const path of [
+        '/dashboard/activity?after=1',
+        '/dashboard/activity?before=9&fragment=1',
+      ]) {
+        const rows = await page(path);
+        assert.equal(rows.status, 401, path);
+        assert.equal(rows.headers.get('set-cookie'), null, path);
+      }
       const mine = await page('/dashboard/activity', bob);
       assert.equal(mine.status, 200);
       assert.deepEqual(
