@@ -90,10 +90,33 @@ async function orNotFound<T>(lookup: Promise<T>): Promise<T | null> {
   }
 }
 
-export function activityRoutes(app: FastifyInstance, services: Services): void {
+/** The dashboard and the calendar: pages at known paths, in the page budget. */
+export function activityRoutes(pages: FastifyInstance, services: Services): void {
+  const handlers = activityHandlers(services);
+  pages.get('/dashboard/activity', handlers.dashboard);
+  pages.get('/users/:username/calendar.json', handlers.calendar);
+}
+
+/**
+ * The script and the routes of every path shaped like a user's or a project's. Their scope leaves
+ * paths of other parts of the server (`/api/…`), which they hand to the not-found handler, out of
+ * the page budget.
+ */
+export function activityPathRoutes(paths: FastifyInstance, services: Services): void {
+  const handlers = activityHandlers(services);
+  paths.get(`${LIVE_SCRIPT_PREFIX}:file`, handlers.script);
+  paths.get('/:username', handlers.user);
+  let pattern = '';
+  for (let i = 1; i <= MAX_SEGMENTS; i++) {
+    pattern += `/:s${i}`;
+    if (i >= 2) paths.get(pattern, handlers.byPath);
+  }
+}
+
+function activityHandlers(services: Services) {
   const { activity } = services;
 
-  app.get(`${LIVE_SCRIPT_PREFIX}:file`, async (request, reply) => {
+  async function script(request: FastifyRequest, reply: FastifyReply) {
     const script = await liveScript();
     if ((request.params as { file: string }).file !== script.file) return reply.callNotFound();
     return reply
@@ -101,9 +124,9 @@ export function activityRoutes(app: FastifyInstance, services: Services): void {
       .header('cache-control', 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
       .send(script.body);
-  });
+  }
 
-  app.get('/dashboard/activity', async (request, reply) => {
+  async function dashboard(request: FastifyRequest, reply: FastifyReply) {
     const params = activityParams(request.query);
     // Rows for the page's script: a session that ended is a 401, never a sign-in redirect that
     // would remember the rows' URL as the page to come back to.
@@ -132,9 +155,9 @@ export function activityRoutes(app: FastifyInstance, services: Services): void {
       params,
       await frameOf(services, request, ctx, 'Activity', header),
     );
-  });
+  }
 
-  app.get('/users/:username/calendar.json', async (request, reply) => {
+  async function calendar(request: FastifyRequest, reply: FastifyReply) {
     const { username } = request.params as { username: string };
     const user = isUsername(username)
       ? await orNotFound(activity.findUserByUsername(username))
@@ -153,7 +176,7 @@ export function activityRoutes(app: FastifyInstance, services: Services): void {
     }
     reply.header('cache-control', 'no-store');
     return sendJson(reply, 200, body);
-  });
+  }
 
   async function userPage(request: FastifyRequest, reply: FastifyReply, username: string) {
     const user = isUsername(username)
@@ -216,10 +239,10 @@ export function activityRoutes(app: FastifyInstance, services: Services): void {
     return sendActivity(reply, feed, params, await frameOf(services, request, ctx, title, header));
   }
 
-  app.get('/:username', async (request, reply) => {
+  async function user(request: FastifyRequest, reply: FastifyReply) {
     const { username } = request.params as { username: string };
     return userPage(request, reply, username);
-  });
+  }
 
   async function byPath(request: FastifyRequest, reply: FastifyReply) {
     const segments = Object.values(request.params as Record<string, string>);
@@ -252,11 +275,7 @@ export function activityRoutes(app: FastifyInstance, services: Services): void {
     return reply.redirect(`/${kept.join('/')}${at === -1 ? '' : request.url.slice(at)}`, 308);
   }
 
-  let pattern = '';
-  for (let i = 1; i <= MAX_SEGMENTS; i++) {
-    pattern += `/:s${i}`;
-    if (i >= 2) app.get(pattern, byPath);
-  }
+  return { script, dashboard, calendar, user, byPath };
 }
 
 function profileNotice(user: UserView): string {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { rawGet } from '../helpers/http.js';
-import { DIALECTS } from '../helpers/server.js';
+import { DIALECTS, startServer } from '../helpers/server.js';
 import type { Browser } from '../oauth/support.js';
 import {
   type ActivityWorld,
@@ -451,3 +451,25 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('activity pages and the page budget', () => {
+  it('user and project pages spend the page budget; paths of other parts of the server do not', async () => {
+    const server = await startServer({ config: { pageRateLimit: 3 } });
+    try {
+      const get = (path: string) => rawGet(server.url, path, { accept: BROWSER_ACCEPT });
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await get('/api/v4/no/such/thing')).status, 404);
+        assert.equal((await get('/oauth/no/such')).status, 404);
+      }
+      assert.equal((await get('/nobody')).status, 404);
+      assert.equal((await get('/acme/nothing')).status, 404);
+      assert.equal((await get('/dashboard/activity')).status, 303);
+      const over = await get('/someone/else');
+      assert.equal(over.status, 429);
+      assert.equal(over.headers.get('content-type'), 'text/html; charset=utf-8');
+      assert.equal((await get('/api/v4/no/such/thing')).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+});
