@@ -37,6 +37,7 @@ describe('OAuth in a real browser', { skip: BROWSER_SKIP }, () => {
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button[type=submit]');
     await page.waitForURL(`${world.server.url}/dashboard/activity`);
+    await page.goto(`${world.server.url}/profile/applications`);
 
     // The client's port is needed for its redirect URI: start it first with placeholder credentials.
     const probe = await startExampleClient({
