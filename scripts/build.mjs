@@ -4,7 +4,7 @@
 // Type checking stays with `tsc --noEmit` (npm test); this only strips types.
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,6 +38,10 @@ for (const file of files.filter((f) => !f.endsWith('.ts'))) {
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(file, target);
 }
+// The activity pages' browser script (client/live.js with graphql-ws), bundled once here by the
+// built module that serves it (web/live-script.ts), which reads it from beside itself.
+const { bundleLiveClient } = await import(pathToFileURL(join(out, 'web/live-script.js')).href);
+writeFileSync(join(out, 'web/client/live.bundle.js'), await bundleLiveClient());
 // bin/pulsegate.js uses dist/ only while this stamp is newer than every source file.
 writeFileSync(join(out, '.build-stamp'), new Date().toISOString());
 if (!process.argv.includes('--quiet')) {

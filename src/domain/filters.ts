@@ -3,6 +3,7 @@
  * accept (vocabulary.ts), the lenient day format and the rule that both day bounds exclude the
  * named day.
  */
+import type { EventKind } from './activity-tabs.js';
 import {
   type Action,
   type TargetClass,
@@ -21,6 +22,12 @@ export interface EventFilter {
   createdBefore?: number;
   /** Inclusive lower bound on created_at, epoch ms (start of the day after `after`). */
   createdFrom?: number;
+  /**
+   * Events of any of these kinds only (the activity pages' tabs, the contribution calendar): an
+   * event matches a kind when its action is listed and, if the kind names target types, its
+   * target type is one of them.
+   */
+  kinds?: readonly EventKind[];
   sort: SortOrder;
 }
 

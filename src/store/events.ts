@@ -2,7 +2,7 @@
  * Event listings with visibility applied inside the query, so every page is full and counts are
  * exact. Rules come from domain/visibility; this file only turns them into SQL.
  */
-import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { EventFilter } from '../domain/filters.js';
 import {
   CONFIDENTIAL_MIN_ACCESS,
@@ -92,6 +92,19 @@ export class EventStore {
 
     if (filter.action) query = query.where('e.action', '=', actionCode(filter.action));
     if (filter.targetType) query = query.where('e.target_type', '=', filter.targetType);
+    if (filter.kinds) {
+      const kinds = filter.kinds;
+      query = query.where((eb) =>
+        eb.or(
+          kinds.map((kind) => {
+            const action = eb('e.action', 'in', kind.actions.map(actionCode));
+            return kind.targetTypes
+              ? eb.and([action, eb('e.target_type', 'in', [...kind.targetTypes])])
+              : action;
+          }),
+        ),
+      );
+    }
     if (filter.createdBefore !== undefined)
       query = query.where('e.created_at', '<', filter.createdBefore);
     if (filter.createdFrom !== undefined)
@@ -159,6 +172,20 @@ export class EventStore {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /**
+   * How many of a listing's events fall on each UTC day, as days since the epoch (the contribution
+   * calendar). Bound the listing with `filter.createdFrom`: this walks every matching row.
+   */
+  async countByDay(q: EventQuery): Promise<Array<{ day: number; count: number }>> {
+    // Integer division in both dialects; the cast keeps SQLite from handing back a REAL.
+    const day = sql<number>`cast(e.created_at / 86400000 as integer)`;
+    const rows = await this.base(q)
+      .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('n')])
+      .groupBy(day)
+      .execute();
+    return rows.map((row) => ({ day: Number(row.day), count: Number(row.n) }));
   }
 
   /**

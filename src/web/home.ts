@@ -4,29 +4,13 @@
  */
 import { viewerOf } from '../domain/visibility.js';
 import type { FastifyInstance } from 'fastify';
-import type { EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
+import { eventItem } from './event-item.js';
 import { pageContext } from './guard.js';
 import { html, layout, sendHtml } from './html.js';
 import { currentSession, signedInUser } from './session.js';
 
 const FEED_SIZE = 20;
-
-function eventLine(event: EventView) {
-  const when = new Date(event.createdAt).toISOString().replace('T', ' ').slice(0, 16);
-  const target = event.targetTitle
-    ? html` ${event.targetType ?? ''} <q>${event.targetTitle}</q>`
-    : event.push
-      ? html` ${event.push.refType} <code>${event.push.ref}</code>`
-      : '';
-  return html`<li>
-    <time datetime="${new Date(event.createdAt).toISOString()}">${when} UTC</time>
-    <span
-      >${event.author?.username ?? 'someone'} ${event.actionName}${target} in
-      <strong>${event.project.fullPath}</strong></span
-    >
-  </li>`;
-}
 
 const ABOUT = html`<section class="card">
   <h1>pulsegate</h1>
@@ -74,10 +58,11 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
         ${
           feed.events.length === 0
             ? html`<p class="muted">Nothing yet.</p>`
-            : html`<ol class="feed">
-                ${feed.events.map(eventLine)}
+            : html`<ol class="events">
+                ${feed.events.map((event) => eventItem(event, services.clock.now()))}
               </ol>`
         }
+        <p><a href="/dashboard/activity">Everything in your projects</a></p>
         <p class="muted">
           The same list as <code>GET /api/v4/events</code>; create a token under
           <a href="/profile/personal_access_tokens">Access tokens</a> to call the API.

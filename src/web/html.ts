@@ -51,6 +51,8 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  // The activity pages fetch new rows and subscribe over a WebSocket, on this origin only.
+  "connect-src 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
@@ -60,13 +62,24 @@ export interface Nav {
   csrf: string;
 }
 
-export function layout(title: string, body: Html, nav: Nav | null = null): Html {
+/** Scripts of ours a page adds after copy.js (same origin: the policy allows nothing else). */
+export interface LayoutOptions {
+  scripts?: readonly string[];
+}
+
+export function layout(
+  title: string,
+  body: Html,
+  nav: Nav | null = null,
+  options: LayoutOptions = {},
+): Html {
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · pulsegate</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/style.css" />
       </head>
       <body>
@@ -77,6 +90,7 @@ export function layout(title: string, body: Html, nav: Nav | null = null): Html 
               ? html`<input type="checkbox" id="nav-toggle" class="nav-toggle" />
                   <label for="nav-toggle" class="nav-toggle" aria-label="Menu">Menu</label>
                   <nav>
+                    <a href="/dashboard/activity">Activity</a>
                     <a href="/profile/applications">Applications</a>
                     <a href="/profile/personal_access_tokens">Access tokens</a>
                     <a href="/profile/two_factor_auth">Two-factor authentication</a>
@@ -90,6 +104,7 @@ export function layout(title: string, body: Html, nav: Nav | null = null): Html 
         </header>
         <main>${body}</main>
         <script src="/assets/copy.js" defer></script>
+        ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </body>
     </html> `;
 }

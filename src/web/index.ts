@@ -7,6 +7,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { errorHandler } from '../http/errors.js';
 import type { Services } from '../services/container.js';
+import { activityPathRoutes, activityRoutes, isReservedPath } from './activity.js';
 import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
 import { deviceRoutes } from './device.js';
@@ -61,6 +62,14 @@ export function webPages(services: Services) {
       applicationRoutes(pages, services);
       tokenRoutes(pages, services);
       twoFactorRoutes(pages, services);
+      activityRoutes(pages, services);
+    });
+    // The activity pages own the paths of users and projects (`/alice`, `/acme/platform/api`), so
+    // their routes catch every path of that shape; those under another part of the server
+    // (`/api/…`, `/oauth/…`) go on to the not-found handler without spending the page budget.
+    await app.register(async (paths) => {
+      limitPages(paths, services.config, isReservedPath);
+      activityPathRoutes(paths, services);
     });
   };
 }

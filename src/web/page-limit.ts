@@ -12,7 +12,12 @@ import { errorPage, sendHtml } from './html.js';
 
 const WINDOW_MS = 60_000;
 
-export function limitPages(pages: FastifyInstance, config: Config): void {
+export function limitPages(
+  pages: FastifyInstance,
+  config: Config,
+  /** Requests that are not pages (paths the catch-all page routes hand to the not-found handler). */
+  skip: (url: string) => boolean = () => false,
+): void {
   if (config.pageRateLimit <= 0) return;
   const check = pages.createRateLimit({
     max: config.pageRateLimit,
@@ -20,6 +25,7 @@ export function limitPages(pages: FastifyInstance, config: Config): void {
     keyGenerator: (request) => `page:${request.ip}`,
   });
   pages.addHook('onRequest', async (request, reply) => {
+    if (skip(request.url)) return;
     const outcome = await check(request);
     if (outcome.isAllowed || !outcome.isExceeded) return;
     const seconds = Math.max(1, outcome.ttlInSeconds);

@@ -18,7 +18,8 @@ import {
 } from './session.js';
 
 export const SIGN_IN_FAILED = 'Invalid login or password.';
-const HOME = '/profile/applications';
+/** Where a sign-in lands without a return path: the activity dashboard, as on GitLab. */
+const HOME = '/dashboard/activity';
 
 function signInForm(
   csrf: string,

@@ -36,7 +36,8 @@ describe('OAuth in a real browser', { skip: BROWSER_SKIP }, () => {
     await page.fill('input[name=login]', 'alice');
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button[type=submit]');
-    await page.waitForURL(`${world.server.url}/profile/applications`);
+    await page.waitForURL(`${world.server.url}/dashboard/activity`);
+    await page.goto(`${world.server.url}/profile/applications`);
 
     // The client's port is needed for its redirect URI: start it first with placeholder credentials.
     const probe = await startExampleClient({
@@ -148,7 +149,7 @@ describe('OAuth in a real browser', { skip: BROWSER_SKIP }, () => {
     await page.fill('input[name=login]', 'bob');
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button[type=submit]');
-    await page.waitForURL(`${world.server.url}/profile/applications`);
+    await page.waitForURL(`${world.server.url}/dashboard/activity`);
     await page.goto(`${world.server.url}/profile/two_factor_auth`);
     const secret = (await page.textContent('#otp-secret'))!.trim();
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
@@ -170,7 +171,7 @@ describe('OAuth in a real browser', { skip: BROWSER_SKIP }, () => {
       totp.generate({ timestamp: world.server.clock.now() }),
     );
     await page.click('button:has-text("Verify")');
-    await page.waitForURL(`${world.server.url}/profile/applications`);
+    await page.waitForURL(`${world.server.url}/dashboard/activity`);
     assert.match((await page.textContent('header'))!, /Sign out bob/);
     await context.close();
   });

@@ -32,7 +32,9 @@ describe('the OIDC examples in Chromium', { skip: BROWSER_SKIP }, () => {
     await page.fill('input[name=login]', 'alice');
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button[type=submit]');
-    await page.waitForURL(`${world.server.url}/profile/applications`);
+    // Signing in lands on the activity dashboard; the applications page is one click away.
+    await page.waitForURL(`${world.server.url}/dashboard/activity`);
+    await page.goto(`${world.server.url}/profile/applications`);
   });
   after(async () => {
     await browser?.close();

@@ -59,7 +59,7 @@ describe('profile pages in Chromium, desktop and phone', { skip: BROWSER_SKIP },
     await page.fill('input[name=login]', 'alice');
     await page.fill('input[name=password]', PASSWORD);
     await page.click('button:has-text("Sign in")');
-    await page.waitForURL(`${world.server.url}/profile/applications`);
+    await page.waitForURL(`${world.server.url}/dashboard/activity`);
     return page;
   }
 

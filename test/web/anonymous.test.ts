@@ -109,7 +109,7 @@ for (const dialect of DIALECTS) {
       assert.equal(browser.cookies.has(RETURN_TO), false);
       const signedIn = await browser.signIn('alice', PASSWORD);
       assert.equal(signedIn.status, 303);
-      assert.equal(signedIn.headers.get('location'), '/profile/applications');
+      assert.equal(signedIn.headers.get('location'), '/dashboard/activity');
 
       const fresh = new Browser(world.server.url);
       const huge = await fresh.fetch(authorizePath(12_000));
@@ -119,7 +119,7 @@ for (const dialect of DIALECTS) {
         'nothing to set, nothing to clear',
       );
       const again = await fresh.signIn('alice', PASSWORD);
-      assert.equal(again.headers.get('location'), '/profile/applications');
+      assert.equal(again.headers.get('location'), '/dashboard/activity');
       for (const row of await sessionRows(world.server)) assert.equal(row.return_to, null);
     });
 
@@ -137,7 +137,7 @@ for (const dialect of DIALECTS) {
         const browser = new Browser(world.server.url);
         browser.cookies.set(RETURN_TO, forged);
         const reply = await browser.signIn('alice', PASSWORD);
-        assert.equal(reply.headers.get('location'), '/profile/applications', forged);
+        assert.equal(reply.headers.get('location'), '/dashboard/activity', forged);
       }
       const reply = await genuine.signIn('alice', PASSWORD);
       assert.equal(reply.headers.get('location'), '/profile/personal_access_tokens');

@@ -33,10 +33,13 @@ describe('home page', () => {
     assert.match(page.text, /<h1>Your activity<\/h1>/);
     // Markup whitespace is not content: compare with it folded away.
     const text = page.text.replace(/\s*([<>])\s*/g, '$1').replace(/\s+/g, ' ');
+    // GitLab's sentence (never "opened Issue … in"), links to the user and the project, the
+    // relative time with the exact one on hover.
     assert.match(
       text,
-      /<li><time datetime="2026-01-02T10:00:00.000Z">2026-01-02 10:00 UTC<\/time><span>alice opened Issue<q>First bug<\/q>in<strong>alice\/app<\/strong><\/span><\/li>/,
+      /<p class="event-line"><a class="author" href="\/alice" title="Alice">alice<\/a>opened issue<strong>#1<\/strong><span class="target-title">«First bug»<\/span>at<a class="project" href="\/alice\/app">alice \/ app<\/a><\/p><time datetime="2026-01-02T10:00:00.000Z" title="2026-01-02 10:00:00 UTC">1 week ago<\/time>/,
     );
+    assert.match(text, /<a href="\/dashboard\/activity">Activity<\/a>/);
     assert.match(page.text, /Sign out alice/);
   });
 });

@@ -46,7 +46,7 @@ for (const dialect of DIALECTS) {
         form: { authenticity_token: csrfOf(page.text), login: 'alice', password: PASSWORD },
       });
       assert.equal(reply.status, 303);
-      assert.equal(reply.headers.get('location'), '/profile/applications');
+      assert.equal(reply.headers.get('location'), '/dashboard/activity');
       assert.notEqual(browser.cookies.get('_pulsegate_session'), before, 'session id rotated');
       assert.equal((await browser.fetch('/profile/applications')).status, 200);
     });

@@ -4,6 +4,7 @@
  * call it; neither holds a rule of its own. REST asks for offset pages here; GraphQL (and anything
  * that resolves a graph per request) works through a per-request `ActivityReader`.
  */
+import { CONTRIBUTIONS } from '../../domain/activity-tabs.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
 import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
@@ -84,6 +85,13 @@ export class ActivityService {
     return userView(await this.findUserRow(idOrUsername));
   }
 
+  /** A user by username only (profile pages: `/123` is the user named 123, not id 123). */
+  async findUserByUsername(username: string): Promise<UserView> {
+    const user = await this.store.users.byUsername(username);
+    if (!user) throw new NotFoundError('User');
+    return userView(user);
+  }
+
   private async findUserRow(idOrUsername: string): Promise<UserRow> {
     const user = NUMERIC_ID.test(idOrUsername)
       ? Number.isSafeInteger(Number(idOrUsername))
@@ -121,6 +129,19 @@ export class ActivityService {
   userListing(user: UserView, filter: EventFilter, viewer: Viewer | null): EventListing {
     const q = userQuery(user, filter, viewer);
     return q ? this.listing(q) : EventListing.EMPTY;
+  }
+
+  /**
+   * A user's contributions the viewer may see (as the user's listing shows them), counted per UTC
+   * day (days since the epoch) from `from` on; none for a profile the viewer may not read.
+   */
+  async contributionDays(
+    user: UserView,
+    viewer: Viewer | null,
+    from: number,
+  ): Promise<Array<{ day: number; count: number }>> {
+    const q = userQuery(user, { sort: 'desc', kinds: CONTRIBUTIONS, createdFrom: from }, viewer);
+    return q ? this.store.events.countByDay(q) : [];
   }
 
   /** A project's events, for a project `findProject` resolved for this viewer. */

@@ -87,6 +87,7 @@ export function listingKey(q: EventQuery): string {
     q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}` : '-',
     f.action ?? '',
     f.targetType ?? '',
+    f.kinds ? JSON.stringify(f.kinds) : '',
     f.createdBefore ?? '',
     f.createdFrom ?? '',
     f.sort,

@@ -41,6 +41,8 @@ export interface EventView {
   author: UserView | null;
   createdAt: number;
   note: NoteView | null;
+  /** For a comment: the title of the issue or merge request it is on (pages print it). */
+  noteableTitle: string | null;
   push: PushView | null;
 }
 
@@ -97,6 +99,7 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
     let targetIid: number | null = row.target_id;
     let targetTitle: string | null = null;
     let note: NoteView | null = null;
+    let noteableTitle: string | null = null;
     const tid = row.target_id;
     if (tid !== null) {
       switch (row.target_type) {
@@ -135,6 +138,7 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
                   : undefined;
             const noteAuthor = userMap.get(n.author_id);
             note = noteView(n, noteAuthor ? userView(noteAuthor) : null, noteable?.iid ?? null);
+            noteableTitle = noteable?.title ?? null;
           }
           break;
         }
@@ -156,6 +160,7 @@ export async function hydrateEvents(store: Store, rows: readonly EventRow[]): Pr
       author: author ? userView(author) : null,
       createdAt: row.created_at,
       note,
+      noteableTitle,
       push: pushView,
     };
   });

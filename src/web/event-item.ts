@@ -1,0 +1,83 @@
+/**
+ * One event as the activity pages list it, in GitLab's words (domain/event-wording): who, what,
+ * on which issue or branch, in which project, when (relative, the exact time on hover), with the
+ * commits of a push and the start of a comment. Links go to the user's and the project's pages.
+ */
+import { eventWording, projectDisplayName } from '../domain/event-wording.js';
+import type { EventView } from '../services/activity/activity.js';
+import { exactTime, relativeTime } from './client/relative-time.js';
+import { type Html, html } from './html.js';
+
+/** Commits a push shows (GitLab shows a few, then "… and N more commits"). */
+const COMMITS_SHOWN = 3;
+const NOTE_EXCERPT = 240;
+
+export function timeTag(at: number, now: number): Html {
+  return html`<time datetime="${new Date(at).toISOString()}" title="${exactTime(at)}"
+    >${relativeTime(at, now)}</time
+  >`;
+}
+
+function initial(name: string): string {
+  return (name.trim()[0] ?? '?').toUpperCase();
+}
+
+function authorLink(event: EventView): Html {
+  const author = event.author;
+  if (!author) return html`<span class="author">A deleted user</span>`;
+  return html`<a class="author" href="/${author.username}" title="${author.name}"
+    >${author.username}</a
+  >`;
+}
+
+function projectLink(event: EventView): Html {
+  return html`<a class="project" href="/${event.project.fullPath}"
+    >${projectDisplayName(event.project.fullPath)}</a
+  >`;
+}
+
+function sentence(event: EventView): Html {
+  const { verb, object } = eventWording(event);
+  if (!object) return html`${authorLink(event)} ${verb} project ${projectLink(event)}`;
+  const reference = object.reference === null ? '' : html` <strong>${object.reference}</strong>`;
+  const title =
+    object.title === null ? '' : html` <span class="target-title">«${object.title}»</span>`;
+  return html`${authorLink(event)} ${verb} ${object.label}${reference}${title} at
+  ${projectLink(event)}`;
+}
+
+function details(event: EventView): Html | string {
+  const push = event.push;
+  if (push && push.commits.length > 0) {
+    const shown = push.commits.slice(0, COMMITS_SHOWN);
+    const more = push.commitCount - shown.length;
+    return html`<ul class="commits">
+      ${shown.map(
+        (c) =>
+          html`<li><code>${c.id.slice(0, 8)}</code> <span>${c.message.split('\n')[0]}</span></li>`,
+      )}
+      ${
+        more > 0
+          ? html`<li class="muted">… and ${more} more commit${more === 1 ? '' : 's'}</li>`
+          : ''
+      }
+    </ul>`;
+  }
+  if (event.note && !event.note.system) {
+    const body = event.note.body;
+    const excerpt = body.length > NOTE_EXCERPT ? `${body.slice(0, NOTE_EXCERPT)}…` : body;
+    return html`<blockquote class="note">${excerpt}</blockquote>`;
+  }
+  return '';
+}
+
+export function eventItem(event: EventView, now: number): Html {
+  const who = event.author?.name ?? event.author?.username ?? '?';
+  return html`<li class="event" data-id="${event.id}">
+    <span class="avatar" aria-hidden="true">${initial(who)}</span>
+    <div class="event-body">
+      <p class="event-line">${sentence(event)}</p>
+      ${details(event)} ${timeTag(event.createdAt, now)}
+    </div>
+  </li>`;
+}
