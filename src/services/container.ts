@@ -12,6 +12,8 @@ import { RequestBudget } from './accounts/request-budget.js';
 import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
+import { ListingVersions } from './activity/listing-version.js';
+import { FeedTokens } from './accounts/feed-tokens.js';
 
 export interface Services {
   config: Config;
@@ -31,6 +33,10 @@ export interface Services {
    * after it commits (live subscriptions). Register at start, before serving.
    */
   eventHooks: EventHooks;
+  /** What event lists' ETags are built from (conditional polling, 304 without a listing). */
+  listingVersions: ListingVersions;
+  /** Per-user feed tokens for the Atom feeds (shown on the profile, resettable). */
+  feedTokens: FeedTokens;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
@@ -46,5 +52,7 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     health: new HealthService(store),
     metrics,
     eventHooks: new EventHooks(),
+    listingVersions: new ListingVersions(store, clock),
+    feedTokens: new FeedTokens(store, clock),
   };
 }

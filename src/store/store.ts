@@ -13,6 +13,8 @@ import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
 import { IdempotencyStore } from './idempotency.js';
+import { FeedTokenStore } from './feed-tokens.js';
+import { ListingVersionStore } from './listing-version.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
@@ -37,6 +39,8 @@ export class Store {
   readonly identity: IdentityStore;
   readonly deviceGrants: DeviceGrantStore;
   readonly idempotency: IdempotencyStore;
+  readonly listingVersion: ListingVersionStore;
+  readonly feedTokens: FeedTokenStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -56,6 +60,8 @@ export class Store {
     this.identity = new IdentityStore(db);
     this.deviceGrants = new DeviceGrantStore(db);
     this.idempotency = new IdempotencyStore(db);
+    this.listingVersion = new ListingVersionStore(db, version);
+    this.feedTokens = new FeedTokenStore(db);
   }
 
   /**
