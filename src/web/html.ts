@@ -79,6 +79,7 @@ export function layout(title: string, body: Html, nav: Nav | null = null): Html 
                   <nav>
                     <a href="/profile/applications">Applications</a>
                     <a href="/profile/personal_access_tokens">Access tokens</a>
+                    <a href="/profile/feed_token">Feed token</a>
                     <a href="/profile/two_factor_auth">Two-factor authentication</a>
                     <form method="post" action="/users/sign_out" class="inline">
                       <input type="hidden" name="authenticity_token" value="${nav.csrf}" />

@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
       for (const [template, who] of forms) {
         const path = template.replace('/0/', `/${ids.pub}/`);
         const auth: Record<string, string> =
-          typeof who === 'string' ? { 'private-token': tokens[who] } : {};
+          typeof who === 'string' ? { 'private-token': tokens[who as 'alice'] } : {};
         await settle(path, auth);
         const { tag } = await tagOf(path, auth);
         const before = listings;
