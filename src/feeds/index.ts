@@ -59,7 +59,6 @@ function wording(error: ServiceError): string {
 
 export function atomFeeds(services: Services, revision: string) {
   const { activity, config } = services;
-  const base = config.externalUrl;
 
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.setErrorHandler(
@@ -81,6 +80,7 @@ export function atomFeeds(services: Services, revision: string) {
         feed: Omit<Feed, 'entries' | 'updated' | 'self'> & { created: number };
       }>,
     ) {
+      const base = config.externalUrl;
       const reader = await feedReader(services, request, reply);
       const viewer = reader?.viewer ?? null;
       const list = { kind: 'atom', revision, viewer };
@@ -104,6 +104,7 @@ export function atomFeeds(services: Services, revision: string) {
     app.get('/dashboard/projects.atom', (request, reply) =>
       serve(request, reply, async (reader) => {
         if (!reader) throw new UnauthenticatedError();
+        const base = config.externalUrl;
         return {
           source: { kind: 'viewer', scope: 'all' },
           feed: {
@@ -119,7 +120,7 @@ export function atomFeeds(services: Services, revision: string) {
     app.get('/:username.atom', (request: ParamsRequest, reply) =>
       serve(request, reply, async () => {
         const user = await activity.findUser(request.params.username!);
-        const page = userWebUrl(base, user);
+        const page = userWebUrl(config.externalUrl, user);
         return {
           source: { kind: 'user', idOrUsername: String(user.id) },
           feed: {
@@ -139,7 +140,7 @@ export function atomFeeds(services: Services, revision: string) {
         serve(request, reply, async (reader) => {
           const fullPath = names.map((n) => request.params[n]!).join('/');
           const { project } = await activity.findProject(fullPath, reader?.viewer ?? null);
-          const page = projectWebUrl(base, project);
+          const page = projectWebUrl(config.externalUrl, project);
           return {
             source: { kind: 'project', idOrPath: String(project.id) },
             feed: {

@@ -12,11 +12,10 @@ const PAGE = '/profile/feed_token';
 const RESET = `${PAGE}/reset`;
 
 export function feedTokenRoutes(app: FastifyInstance, services: Services): void {
-  const base = services.config.externalUrl;
-
   app.get(PAGE, async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
+    const base = services.config.externalUrl;
     const token = await services.feedTokens.tokenFor(ctx.user.id);
     const done = (request.query as { done?: string }).done === 'reset';
     const feeds = [
