@@ -171,7 +171,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     { prefix: '/api/v4' },
   );
 
-  await app.register(graphqlApi(services));
+  await app.register(graphqlApi(services, PACKAGE_VERSION));
 
   // Atom feeds at the root (GitLab's paths), on the API's budget: feed readers poll like clients.
   await app.register(async (feeds) => {

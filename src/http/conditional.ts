@@ -51,7 +51,13 @@ export async function answerIfNotModified(
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
-  list: { kind: string; revision: string; viewer: Viewer | null },
+  list: {
+    kind: string;
+    revision: string;
+    viewer: Viewer | null;
+    /** Anything else the body depends on (GraphQL: the token's scopes, the Accept header). */
+    extra?: readonly string[];
+  },
 ): Promise<boolean> {
   reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
   const { viewer } = list;
@@ -62,6 +68,7 @@ export async function answerIfNotModified(
     services.config.externalUrl,
     request.url,
     viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
+    ...(list.extra ?? []),
   ];
   const versionTag = stamp.settled ? strongTag(['version', ...key, stamp.version]) : null;
   pending.set(request, { key, versionTag });
@@ -71,6 +78,11 @@ export async function answerIfNotModified(
     return true;
   }
   return false;
+}
+
+/** This response gets no tag after all (e.g. it carries errors that may be passing). */
+export function untagged(request: FastifyRequest): void {
+  pending.delete(request);
 }
 
 async function notModified(
