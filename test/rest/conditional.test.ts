@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { TTL_MS } from '../../src/services/activity/listing-cache.js';
+import { TransferStore } from '../../src/store/transfer.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 
@@ -188,6 +189,24 @@ for (const dialect of DIALECTS) {
       const first = await tagOf(path);
       await f.token(ids.bob, ['api']);
       assert.equal((await get(path, { 'if-none-match': first.tag })).status, 304);
+    });
+
+    it('bulk loads set the row triggers aside only inside their transaction, and move the version', async () => {
+      const transfer = new TransferStore(server.store);
+      const start = await server.store.listingVersion.read();
+      await transfer.importTransaction(async () => undefined);
+      const loaded = await server.store.listingVersion.read();
+      // SQLite moves it once for the whole load; PostgreSQL's statement triggers move it per write.
+      if (dialect === 'sqlite') assert.equal(loaded, start + 1);
+      await assert.rejects(
+        transfer.importTransaction(async () => {
+          throw new Error('load failed');
+        }),
+        /load failed/,
+      );
+      // The triggers are in place after a commit and after a rollback: a plain write moves it.
+      await f.event({ projectId: ids.pub, authorId: ids.alice, action: 'created', createdAt: 3 });
+      assert.ok((await server.store.listingVersion.read()) > loaded);
     });
 
     it('a revoked token is refused, never answered 304', async () => {
