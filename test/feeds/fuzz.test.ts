@@ -148,7 +148,7 @@ for (const dialect of DIALECTS) {
       // Any code point but NUL, which PostgreSQL's text cannot hold (a write would be refused).
       const title = fc
         .string({ unit: 'binary', minLength: 1, maxLength: 30 })
-        .map((s) => s.replace(/\u0000/g, ''))
+        .map((s) => s.split(String.fromCharCode(0)).join(''))
         .filter((s) => s.length > 0);
       const titles = fc.array(title, { minLength: 5, maxLength: 5 });
       const runs: { titles: string[]; xml: string }[] = [];
