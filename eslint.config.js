@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 // Folder names of the faces. Service groups (services/activity, accounts, provider) never reuse them,
 // so a path segment names one layer.
-const FACES = ['rest', 'graphql', 'oauth', 'web'];
+const FACES = ['rest', 'graphql', 'oauth', 'web', 'feeds'];
 
 /** One `no-restricted-imports` block per layer: what each folder of src/ may not import. */
 function layerRules() {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
+import { atomFeeds } from './feeds/index.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
 import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-limit.js';
@@ -174,7 +175,13 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     { prefix: '/api/v4' },
   );
 
-  await app.register(graphqlApi(services));
+  await app.register(graphqlApi(services, PACKAGE_VERSION));
+
+  // Atom feeds at the root (GitLab's paths), on the API's budget: feed readers poll like clients.
+  await app.register(async (feeds) => {
+    limitRequests(feeds, services, (max) => ({ error: RATE_LIMIT_TEXT(max) }));
+    await feeds.register(atomFeeds(services, PACKAGE_VERSION));
+  });
 
   await app.register(oauthEndpoints(services));
   await app.register(webPages(services));

@@ -10,6 +10,7 @@ import { acceptBrowserSessions } from '../http/credentials.js';
 import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
+import { answerIfNotModified, tagResponses, untagged } from '../http/conditional.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
 import { type ErrorBody, RequestError, graphqlError, requestErrorBody } from './errors.js';
@@ -43,7 +44,7 @@ function sendErrors(reply: FastifyReply, status: number, body: ErrorBody) {
   return reply.code(status).header('content-type', JSON_UTF8).send(JSON.stringify(body));
 }
 
-export function graphqlApi(services: Services) {
+export function graphqlApi(services: Services, revision = '') {
   return async function graphql(app: FastifyInstance) {
     const { config } = services;
     const schema = await graphqlSchema();
@@ -65,6 +66,8 @@ export function graphqlApi(services: Services) {
         paths.has(request.url.split('?')[0]!),
       );
       limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
+      // GET queries answer If-None-Match like the REST lists (http/conditional.ts).
+      tagResponses(api, services);
       api.setErrorHandler(
         errorHandler('graphql', (problem, reply) => {
           switch (problem.kind) {
@@ -104,6 +107,23 @@ export function graphqlApi(services: Services) {
               if (!(error instanceof RequestError)) throw error;
               return sendErrors(reply, error.status, requestErrorBody(error));
             }
+            // A GET query is a function of its URL (query, variables, operation name), who asks
+            // (user and scopes: a missing scope is a field error), the Accept header (Apollo
+            // picks the content type by it) and the data: the listing version covers the data,
+            // since every GraphQL field reads tables whose writes move it.
+            if (request.method === 'GET' && prepared.operation === 'query') {
+              const { principal } = prepared;
+              const list = {
+                kind: `graphql:${config.graphqlEngine}`,
+                revision,
+                viewer: principal?.viewer ?? null,
+                extra: [
+                  principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
+                  request.headers.accept ?? '',
+                ],
+              };
+              if (await answerIfNotModified(services, request, reply, list)) return reply;
+            }
             const ticket = results.admit(prepared);
             const hit = ticket && results.get(ticket);
             if (ticket) services.metrics.cacheLookup('graphql_result', hit !== undefined);
@@ -120,6 +140,8 @@ export function graphqlApi(services: Services) {
               },
             );
             const outcome = await execute(request, prepared, context);
+            // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.
+            if (outcome.failed) untagged(request);
             reply.code(outcome.status).header('content-type', outcome.contentType);
             if (!ticket || outcome.failed || outcome.status !== 200)
               return reply.send(outcome.body);

@@ -10,7 +10,7 @@ import rateLimit, {
   type FastifyRateLimitStore,
   type FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { RequestBudget } from '../services/accounts/request-budget.js';
 import { principalOf } from './credentials.js';
@@ -52,6 +52,9 @@ export async function registerRateLimit(app: FastifyInstance, services: Services
   });
 }
 
+/** The budget key each limited request was counted under (for refunds). */
+const spentKeys = new WeakMap<FastifyRequest, string>();
+
 /** Whose budget a request spends: its verified user, else its address. */
 async function budgetKey(services: Services, request: FastifyRequest): Promise<string> {
   try {
@@ -75,7 +78,11 @@ export function limitRequests(
     api.rateLimit({
       max: config.rateLimit,
       timeWindow: WINDOW_MS,
-      keyGenerator: (request) => budgetKey(services, request),
+      keyGenerator: async (request) => {
+        const key = await budgetKey(services, request);
+        spentKeys.set(request, key);
+        return key;
+      },
       errorResponseBuilder: (_request, context) => ({ statusCode: 429, ...body(context.max) }),
     }),
   );
@@ -83,3 +90,24 @@ export function limitRequests(
 
 export const RATE_LIMIT_TEXT = (max: number) =>
   `Rate limit exceeded: ${max} requests per minute. Retry later.`;
+
+/**
+ * Takes back the request's hit (once): a conditional request answered 304 costs nothing, as on
+ * GitHub. The limiter counted it on arrival (it runs before any handler); giving the hit back
+ * afterwards keeps one counting path, and the response's `X-RateLimit-Remaining` says what is left
+ * after the refund. A caller already over the limit got its 429 before any of this.
+ */
+export async function refundRequest(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const key = spentKeys.get(request);
+  if (key === undefined) return;
+  spentKeys.delete(request);
+  await services.requestBudget.refund(key, WINDOW_MS);
+  const remaining = Number(reply.getHeader('x-ratelimit-remaining'));
+  if (Number.isFinite(remaining)) {
+    reply.header('x-ratelimit-remaining', Math.min(services.config.rateLimit, remaining + 1));
+  }
+}

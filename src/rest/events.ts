@@ -1,7 +1,8 @@
 /**
  * The Events API: `/events`, `/users/:id/events`, `/projects/:id/events` (and `/:id/events`, the
  * specification's older form). Each route reads like GitLab's endpoint file: declare the
- * parameters → authenticate → call the activity service → present.
+ * parameters → authenticate → answer 304 if the client's ETag is current → call the activity
+ * service → present.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { eventFilterOf } from '../domain/filters.js';
@@ -11,6 +12,7 @@ import type { Viewer } from '../domain/visibility.js';
 import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
+import { answerIfNotModified, tagResponses } from '../http/conditional.js';
 import { setPaginationHeaders } from './pagination.js';
 import { EVENT_LIST_QUERY, type EventListQuery, ID_PARAM } from './params.js';
 import { presentEvent } from './present.js';
@@ -23,8 +25,10 @@ type SourceRequest = FastifyRequest<{ Querystring: EventListQuery; Params: { id:
 const LIST = { schema: { querystring: EVENT_LIST_QUERY } };
 const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
 
-export function eventRoutes(app: FastifyInstance, services: Services): void {
+export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
+  // Every list answers `If-None-Match` (ETag, 304, X-Poll-Interval: see http/conditional.ts).
+  tagResponses(app, services);
 
   /** One page of a source's events, with GitLab's pagination headers. */
   async function list(
@@ -33,6 +37,8 @@ export function eventRoutes(app: FastifyInstance, services: Services): void {
     source: ActivitySource,
     viewer: Viewer | null,
   ) {
+    const list = { kind: 'rest-events', revision, viewer };
+    if (await answerIfNotModified(services, request, reply, list)) return reply;
     const { query } = request;
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);

@@ -23,7 +23,7 @@ export function restApi(services: Services, revision: string) {
       request.query = normalizeQuery(request.query);
     });
     app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
-    eventRoutes(app, services);
+    eventRoutes(app, services, revision);
     userRoutes(app, services, revision);
     projectRoutes(app, services);
     memberRoutes(app, services);

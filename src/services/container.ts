@@ -13,6 +13,8 @@ import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
 import { ContentService } from './content/content.js';
+import { ListingVersions } from './activity/listing-version.js';
+import { FeedTokens } from './accounts/feed-tokens.js';
 
 export interface Services {
   config: Config;
@@ -34,6 +36,10 @@ export interface Services {
    * after it commits (live subscriptions). Register at start, before serving.
    */
   eventHooks: EventHooks;
+  /** What event lists' ETags are built from (conditional polling, 304 without a listing). */
+  listingVersions: ListingVersions;
+  /** Per-user feed tokens for the Atom feeds (shown on the profile, resettable). */
+  feedTokens: FeedTokens;
 }
 
 export function createServices(
@@ -56,5 +62,7 @@ export function createServices(
     health: new HealthService(store),
     metrics,
     eventHooks,
+    listingVersions: new ListingVersions(store, clock),
+    feedTokens: new FeedTokens(store, clock),
   };
 }

@@ -22,6 +22,8 @@ export interface RequestCount {
 export interface RequestCounters {
   /** One more hit for `key`; a window older than `windowMs` starts over at this one. Atomic. */
   hit(key: string, now: number, windowMs: number): Promise<RequestCount>;
+  /** Takes back one hit of `key`'s current window (a request that turned out free). */
+  refund(key: string, now: number, windowMs: number): Promise<void>;
   /** Forgets windows that started before `before`. */
   prune(before: number): Promise<void>;
   close(): Promise<void>;
@@ -52,6 +54,16 @@ class TableCounters implements RequestCounters {
     return { hits: row.hits, windowStart: row.window_start };
   }
 
+  async refund(key: string, now: number, windowMs: number): Promise<void> {
+    await this.db
+      .updateTable('api_rate_limit')
+      .set({ hits: sql<number>`hits - 1` })
+      .where('key', '=', key)
+      .where('window_start', '>', now - windowMs)
+      .where('hits', '>', 0)
+      .execute();
+  }
+
   async prune(before: number): Promise<void> {
     await this.db.deleteFrom('api_rate_limit').where('window_start', '<', before).execute();
   }
@@ -66,6 +78,7 @@ class SidecarCounters implements RequestCounters {
   private readonly sqlite: SQLite.Database;
   private readonly upsert: SQLite.Statement<[string, number, number, number, number]>;
   private readonly sweep: SQLite.Statement<[number]>;
+  private readonly giveBack: SQLite.Statement<[string, number]>;
 
   constructor(path: string) {
     this.sqlite = new SQLite(path);
@@ -91,6 +104,9 @@ class SidecarCounters implements RequestCounters {
        RETURNING hits, window_start`,
     );
     this.sweep = this.sqlite.prepare('DELETE FROM api_rate_limit WHERE window_start < ?');
+    this.giveBack = this.sqlite.prepare(
+      'UPDATE api_rate_limit SET hits = hits - 1 WHERE key = ? AND window_start > ? AND hits > 0',
+    );
   }
 
   async hit(key: string, now: number, windowMs: number): Promise<RequestCount> {
@@ -100,6 +116,10 @@ class SidecarCounters implements RequestCounters {
       window_start: number;
     };
     return { hits: row.hits, windowStart: row.window_start };
+  }
+
+  async refund(key: string, now: number, windowMs: number): Promise<void> {
+    this.giveBack.run(key, now - windowMs);
   }
 
   async prune(before: number): Promise<void> {

@@ -325,7 +325,25 @@ export interface IdempotencyKeysTable {
   created_at: EpochMs;
 }
 
+/** One row (id 1): moved by triggers on every write to what event listings show (migration 009). */
+export interface ListingVersionTable {
+  id: number;
+  value: number;
+  /** The database's clock at the last move, epoch ms. */
+  changed_at: EpochMs;
+}
+
+/** A user's feed token: derived from the generation; stored only as its digest (migration 009). */
+export interface FeedTokensTable {
+  user_id: number;
+  generation: number;
+  token_digest: string;
+  created_at: EpochMs;
+}
+
 export interface Database {
+  listing_version: ListingVersionTable;
+  feed_tokens: FeedTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   merge_request_approvals: MergeRequestApprovalsTable;
   /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */

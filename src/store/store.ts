@@ -17,6 +17,8 @@ import { MemberStore } from './members.js';
 import { MilestoneStore } from './milestones.js';
 import { NoteStore } from './notes.js';
 import { IssueStore, MergeRequestStore } from './tracked.js';
+import { FeedTokenStore } from './feed-tokens.js';
+import { ListingVersionStore } from './listing-version.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
@@ -46,6 +48,8 @@ export class Store {
   readonly milestones: MilestoneStore;
   readonly notes: NoteStore;
   readonly members: MemberStore;
+  readonly listingVersion: ListingVersionStore;
+  readonly feedTokens: FeedTokenStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -70,6 +74,8 @@ export class Store {
     this.milestones = new MilestoneStore(db, conn.dialect);
     this.notes = new NoteStore(db);
     this.members = new MemberStore(db);
+    this.listingVersion = new ListingVersionStore(db, version);
+    this.feedTokens = new FeedTokenStore(db);
   }
 
   /**

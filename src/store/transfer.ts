@@ -5,6 +5,7 @@
  * never Kysely.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { bulkLoad } from './listing-version.js';
 import { BULK_TABLES, type BulkTable, type BulkColumns, BulkWriter, type IdTable } from './bulk.js';
 import type { Dialect } from './database.js';
 import type { Database, EventRow, PushPayloadRow } from './schema.js';
@@ -113,9 +114,10 @@ export class TransferStore {
 
   /** Runs a whole import in one transaction: everything is written, or nothing. */
   importTransaction<T>(run: (tx: ImportTransaction) => Promise<T>): Promise<T> {
+    const { dialect } = this.store;
     return this.db
       .transaction()
-      .execute((trx) => run(new ImportTransaction(trx, this.store.dialect)));
+      .execute((trx) => bulkLoad(trx, dialect, () => run(new ImportTransaction(trx, dialect))));
   }
 
   /** After a bulk load: see Store.settle. */

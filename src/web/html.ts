@@ -93,6 +93,7 @@ export function layout(
                     <a href="/dashboard/activity">Activity</a>
                     <a href="/profile/applications">Applications</a>
                     <a href="/profile/personal_access_tokens">Access tokens</a>
+                    <a href="/profile/feed_token">Feed token</a>
                     <a href="/profile/two_factor_auth">Two-factor authentication</a>
                     <form method="post" action="/users/sign_out" class="inline">
                       <input type="hidden" name="authenticity_token" value="${nav.csrf}" />

@@ -11,6 +11,7 @@ import { activityPathRoutes, activityRoutes, isReservedPath } from './activity.j
 import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
 import { deviceRoutes } from './device.js';
+import { feedTokenRoutes } from './feed-token.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
 import { errorPage, sendHtml } from './html.js';
@@ -61,6 +62,7 @@ export function webPages(services: Services) {
       deviceRoutes(pages, services);
       applicationRoutes(pages, services);
       tokenRoutes(pages, services);
+      feedTokenRoutes(pages, services);
       twoFactorRoutes(pages, services);
       activityRoutes(pages, services);
     });

@@ -33,4 +33,9 @@ export class RequestBudget {
     }
     return { count: hits, resetInMs: windowStart + windowMs - now };
   }
+
+  /** Gives back one request of `key`'s current window (a conditional request answered 304). */
+  async refund(key: string, windowMs: number): Promise<void> {
+    await this.counters().refund(key, this.clock.now(), windowMs);
+  }
 }

@@ -6,7 +6,7 @@
  * write without telling us.
  */
 export const CHECKPOINT = 200;
-const TTL_MS = 5_000;
+export const TTL_MS = 5_000;
 const MAX_ENTRIES = 5_000;
 /** Pages remembered per listing; with 20-100 events a page this bounds memory to tens of MB. */
 const MAX_PAGES_PER_ENTRY = 8;

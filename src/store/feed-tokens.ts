@@ -1,0 +1,48 @@
+/** Feed tokens by user: the generation a token is derived from and its digest for lookups. */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export interface FeedTokenRecord {
+  userId: number;
+  generation: number;
+}
+
+export class FeedTokenStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async byUser(userId: number): Promise<FeedTokenRecord | undefined> {
+    const row = await this.db
+      .selectFrom('feed_tokens')
+      .select(['user_id', 'generation'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row && { userId: row.user_id, generation: row.generation };
+  }
+
+  async byDigest(tokenDigest: string): Promise<FeedTokenRecord | undefined> {
+    const row = await this.db
+      .selectFrom('feed_tokens')
+      .select(['user_id', 'generation'])
+      .where('token_digest', '=', tokenDigest)
+      .executeTakeFirst();
+    return row && { userId: row.user_id, generation: row.generation };
+  }
+
+  /** Creates the user's first token (generation 1) unless one exists; concurrent calls agree. */
+  async ensure(userId: number, tokenDigest: string, now: number): Promise<void> {
+    await this.db
+      .insertInto('feed_tokens')
+      .values({ user_id: userId, generation: 1, token_digest: tokenDigest, created_at: now })
+      .onConflict((oc) => oc.column('user_id').doNothing())
+      .execute();
+  }
+
+  /** Moves the user to `generation` (the old token stops matching at once). */
+  async replace(userId: number, generation: number, tokenDigest: string, now: number) {
+    await this.db
+      .updateTable('feed_tokens')
+      .set({ generation, token_digest: tokenDigest, created_at: now })
+      .where('user_id', '=', userId)
+      .execute();
+  }
+}
