@@ -181,7 +181,13 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   // Routes outside the four faces (health): the API's JSON shapes.
   app.setErrorHandler(restErrorHandler);
 
+  // Live activity follows new events once the server serves, and stops before the store closes.
+  services.live.report = (err) => app.log.error({ err }, 'live activity failed');
+  app.addHook('onReady', async () => {
+    await services.live.start();
+  });
   app.addHook('onClose', async () => {
+    await services.live.stop();
     if (!options.store) await store.close();
   });
   return { app, services };

@@ -4,6 +4,7 @@ import type { EndpointScopes } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivityReader, EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
+import type { LiveActivity } from '../services/live/live-activity.js';
 import type { Principal } from '../services/accounts/credentials.js';
 import { Presenter } from './present.js';
 import type { EventType } from './types/event.js';
@@ -17,6 +18,13 @@ export interface GraphQLContext {
   log: FastifyBaseLogger;
   /** What this operation costs and may cost (`Query.queryComplexity`). */
   cost: { score: number; limit: number };
+  /** New events as they are committed (subscriptions). */
+  live: LiveActivity;
+  /**
+   * Starts over with a fresh reader and presenter: a subscription's context lives as long as the
+   * subscription, and each event it delivers must be read as things are now, not as cached.
+   */
+  renew(): void;
   /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
   authorize(scopes: EndpointScopes): void;
 }
@@ -29,14 +37,20 @@ export function createContext(
   cost: { score: number; limit: number } = { score: 0, limit: 0 },
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
-  return {
+  const context: GraphQLContext = {
     principal,
     viewer,
     reader: services.activity.reader(viewer, principal?.user ?? null),
     present: new Presenter(services.config.externalUrl, eventModels),
     log,
     cost,
+    live: services.live,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.
     authorize: (scopes) => services.credentials.authorize(principal, scopes, true),
+    renew() {
+      context.reader = services.activity.reader(viewer, principal?.user ?? null);
+      context.present = new Presenter(services.config.externalUrl);
+    },
   };
+  return context;
 }

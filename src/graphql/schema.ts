@@ -10,6 +10,7 @@ import { EventConnectionResolver, PageInfoResolver } from './resolvers/connectio
 import { EventResolver } from './resolvers/event.js';
 import { ProjectResolver } from './resolvers/project.js';
 import { QueryResolver } from './resolvers/query.js';
+import { SubscriptionResolver } from './resolvers/subscription.js';
 import { UserResolver } from './resolvers/user.js';
 
 let built: Promise<GraphQLSchema> | undefined;
@@ -23,6 +24,7 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
       EventResolver,
       EventConnectionResolver,
       PageInfoResolver,
+      SubscriptionResolver,
     ] as const,
     // Inputs are validated by the domain rules, not by class-validator.
     validate: false,

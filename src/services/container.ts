@@ -12,6 +12,7 @@ import { RequestBudget } from './accounts/request-budget.js';
 import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
+import { LiveActivity } from './live/live-activity.js';
 
 export interface Services {
   config: Config;
@@ -31,20 +32,25 @@ export interface Services {
    * after it commits (live subscriptions). Register at start, before serving.
    */
   eventHooks: EventHooks;
+  /** New events as they are committed, per subscriber (GraphQL subscriptions, live pages). */
+  live: LiveActivity;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
   const credentials = new CredentialService(store, clock);
   const metrics = new PrometheusMetrics(store);
+  const activity = new ActivityService(store, clock, { pageCache: config.pageCache, metrics });
+  const eventHooks = new EventHooks();
   return {
     config,
     clock,
     credentials,
-    activity: new ActivityService(store, clock, { pageCache: config.pageCache, metrics }),
+    activity,
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
     metrics,
-    eventHooks: new EventHooks(),
+    eventHooks,
+    live: new LiveActivity(store, activity, eventHooks),
   };
 }

@@ -149,6 +149,23 @@ export class EventStore {
     return Number(row?.id ?? 0);
   }
 
+  /**
+   * Events after `afterId`, in id order, without visibility: only what live delivery needs to tell
+   * which subscriptions may be concerned (each then reads through its own listing).
+   */
+  async since(
+    afterId: number,
+    limit: number,
+  ): Promise<Pick<EventRow, 'id' | 'project_id' | 'author_id' | 'action' | 'target_type'>[]> {
+    return this.db
+      .selectFrom('events')
+      .select(['id', 'project_id', 'author_id', 'action', 'target_type'])
+      .where('id', '>', afterId)
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
+  }
+
   async count(q: EventQuery, cap: number): Promise<number> {
     const inner = this.base(q)
       .select('e.id')
