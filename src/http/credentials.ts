@@ -162,7 +162,8 @@ export function socketPrincipal(
   const params = new Map<string, unknown>();
   for (const [key, value] of Object.entries(payload ?? {})) params.set(key.toLowerCase(), value);
   const text = (value: unknown) => (value === undefined ? undefined : single(value));
-  const bearerOf = (value: string | undefined) => (value ? BEARER.exec(value)?.[1]?.trim() : undefined);
+  const bearerOf = (value: string | undefined) =>
+    value ? BEARER.exec(value)?.[1]?.trim() : undefined;
   let presented: PresentedCredentials = {
     privateTokenHeader: text(params.get('private-token')),
     bearerHeader: bearerOf(text(params.get('authorization'))),

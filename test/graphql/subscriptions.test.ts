@@ -34,8 +34,11 @@ for (const dialect of DIALECTS) {
         clients.push(c);
         return c;
       };
-      const write = (projectId: number, authorId: number, action: 'created' | 'closed' = 'created') =>
-        writeEvent(server.store, server.services, { projectId, authorId, action });
+      const write = (
+        projectId: number,
+        authorId: number,
+        action: 'created' | 'closed' = 'created',
+      ) => writeEvent(server.store, server.services, { projectId, authorId, action });
 
       before(async () => {
         server = await startServer({
@@ -224,7 +227,11 @@ for (const dialect of DIALECTS) {
         ]);
         const id = await write(ids.open, ids.alice);
         await Promise.all(subs.map((s) => s.waitFor(1, 2_000)));
-        for (const s of subs) assert.deepEqual(s.events.map((e) => e.databaseId), [id]);
+        for (const s of subs)
+          assert.deepEqual(
+            s.events.map((e) => e.databaseId),
+            [id],
+          );
         await alice.dispose();
         const start = Date.now();
         while (server.services.live.size > 0 && Date.now() - start < 2_000) await sleep(10);
