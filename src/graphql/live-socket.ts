@@ -13,8 +13,9 @@
  * - Only subscriptions: queries and mutations go over HTTP (rate-limited there).
  * - Bounded: frames up to 64 KiB (larger: 1009), 20 subscriptions per connection and 100 per token
  *   (or per address when anonymous) in this process; a subscriber that does not read is closed with
- *   1013 (Try Again Later) once 1 MiB waits in its socket or 1,000 events in its queue; pings every
- *   12 s, a socket that does not answer is dropped; shutdown closes every socket with 1001.
+ *   1013 (Try Again Later) once a message waits 5 s for the socket to take it, 1 MiB waits in the
+ *   socket, or its stream's backlog does not drain (services/live); pings every 12 s, a socket
+ *   that does not answer is dropped; shutdown closes every socket with 1001.
  * - Bad frames get graphql-ws' protocol close codes (4400 malformed, 4409 duplicate id, 4401
  *   subscribe before init, 4429 init twice, 4408 no init within 3 s); bad operations get an
  *   `error` message with `extensions.code`, as HTTP requests get them.
@@ -57,6 +58,8 @@ export const LIVE_LIMITS = {
   perToken: 100,
   /** Bytes waiting in a socket beyond which its reader is too slow. */
   maxBufferedBytes: 1024 * 1024,
+  /** A message the client has not taken (the socket's buffers stay full) for this long: too slow. */
+  sendTimeoutMs: 5_000,
   keepAliveMs: 12_000,
   recheckMs: 3_000,
   /** How long closing sockets get to finish the closing handshake at shutdown. */
@@ -303,8 +306,16 @@ export function liveSocket(
               socket.close(SLOW_CONSUMER_CLOSE, 'Slow consumer');
               return resolve();
             }
+            // A client that stops reading fills the kernel's buffers; then nothing is taken.
+            const stalled = setTimeout(() => {
+              socket.close(SLOW_CONSUMER_CLOSE, 'Slow consumer');
+              resolve();
+            }, LIVE_LIMITS.sendTimeoutMs);
             // A failed send means the socket is going away; its close handler cleans up.
-            socket.send(data, () => resolve());
+            socket.send(data, () => {
+              clearTimeout(stalled);
+              resolve();
+            });
           }),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>

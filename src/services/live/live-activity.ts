@@ -22,7 +22,13 @@ import { actionCode } from '../../domain/vocabulary.js';
 import type { Store } from '../../store/store.js';
 import type { ActivityService, EventListing, EventView } from '../activity/activity.js';
 import type { EventHooks } from '../activity/event-hooks.js';
-import { type LiveRequest, LiveStream } from './live-stream.js';
+import {
+  DRAIN_TIMEOUT_MS,
+  type LiveRequest,
+  LiveStream,
+  QUEUE_HIGH_WATER,
+  SlowConsumerError,
+} from './live-stream.js';
 
 export { LiveStream, SlowConsumerError, MAX_QUEUED_EVENTS } from './live-stream.js';
 export type { LiveRequest, LiveSource } from './live-stream.js';
@@ -220,6 +226,7 @@ export class LiveActivity {
     for (;;) {
       const views: EventView[] = await listing.window({ afterId: after, limit: WINDOW });
       for (const stream of [...group.streams]) stream.push(views);
+      await this.letDrain(group);
       if (views.length > 0) {
         after = views.at(-1)!.id;
         reached = Math.max(reached, after);
@@ -227,6 +234,20 @@ export class LiveActivity {
       if (views.length < WINDOW) break;
     }
     for (const stream of group.streams) stream.advance(reached);
+  }
+
+  /**
+   * Before the next window of a burst: waits for subscribers with a backlog to take it; one that
+   * takes nothing within the timeout is dropped as too slow (its consumer sees SlowConsumerError).
+   */
+  private async letDrain(group: Group): Promise<void> {
+    const behind = [...group.streams].filter((s) => s.backlog > QUEUE_HIGH_WATER);
+    await Promise.all(
+      behind.map(async (stream) => {
+        if (!(await stream.drained(QUEUE_HIGH_WATER / 2, DRAIN_TIMEOUT_MS)))
+          stream.fail(new SlowConsumerError());
+      }),
+    );
   }
 
   /** The listing behind a request, resolved for its viewer now; null when no longer readable. */

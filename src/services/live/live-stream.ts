@@ -24,6 +24,13 @@ export interface LiveRequest {
 
 /** Events waiting for a subscriber beyond this: the subscriber is too slow and is dropped. */
 export const MAX_QUEUED_EVENTS = 1_000;
+/**
+ * A burst (an import, a busy minute) is handed over in windows: past this many waiting events the
+ * live service waits for the subscriber to take them, up to DRAIN_TIMEOUT_MS, before the next
+ * window; a subscriber that takes nothing for that long is dropped as too slow.
+ */
+export const QUEUE_HIGH_WATER = 200;
+export const DRAIN_TIMEOUT_MS = 5_000;
 
 export class SlowConsumerError extends Error {
   constructor() {
@@ -37,6 +44,7 @@ export class LiveStream implements AsyncIterableIterator<EventView> {
   private failWaiting: ((error: unknown) => void) | null = null;
   private ended = false;
   private failure: unknown = null;
+  private drainWaiters: Array<() => void> = [];
 
   constructor(
     readonly request: LiveRequest,
@@ -68,6 +76,36 @@ export class LiveStream implements AsyncIterableIterator<EventView> {
     }
   }
 
+  /** Events handed over and not yet taken. */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * Resolves true once at most `low` events wait (or the stream ended), false when `ms` passed
+   * first.
+   */
+  drained(low: number, ms: number): Promise<boolean> {
+    if (this.queue.length <= low || this.ended) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.drainWaiters = this.drainWaiters.filter((w) => w !== check);
+        resolve(false);
+      }, ms);
+      const check = () => {
+        if (this.queue.length > low && !this.ended) return;
+        clearTimeout(timer);
+        this.drainWaiters = this.drainWaiters.filter((w) => w !== check);
+        resolve(true);
+      };
+      this.drainWaiters.push(check);
+    });
+  }
+
+  private notifyDrain(): void {
+    for (const check of [...this.drainWaiters]) check();
+  }
+
   /** Nothing in (last, id] concerns this stream. */
   advance(id: number): void {
     if (id > this.last) this.last = id;
@@ -78,6 +116,7 @@ export class LiveStream implements AsyncIterableIterator<EventView> {
     if (this.ended) return;
     this.ended = true;
     this.onClose(this);
+    this.notifyDrain();
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = this.failWaiting = null;
@@ -100,10 +139,12 @@ export class LiveStream implements AsyncIterableIterator<EventView> {
     }
     this.ended = true;
     this.onClose(this);
+    this.notifyDrain();
   }
 
   next(): Promise<IteratorResult<EventView>> {
     const value = this.queue.shift();
+    if (this.drainWaiters.length > 0) this.notifyDrain();
     if (value) return Promise.resolve({ value, done: false });
     if (this.failure !== null) {
       const error = this.failure;
