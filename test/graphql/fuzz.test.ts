@@ -185,8 +185,9 @@ for (const engine of ENGINES) {
     });
 
     it('operation types the schema lacks and odd operation names, by POST and GET', async () => {
-      // The schema has a query root only: a mutation or subscription is a validation error (400),
-      // and an empty operationName means none was given, on both engines alike.
+      // The schema has no mutation root, and none of these selections is a subscription field: a
+      // mutation or subscription is a validation error (400), and an empty operationName means
+      // none was given, on both engines alike.
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom('query', 'mutation', 'subscription', ''),
