@@ -22,6 +22,7 @@ import { actionCode } from '../../domain/vocabulary.js';
 import type { Store } from '../../store/store.js';
 import type { ActivityService, EventListing, EventView } from '../activity/activity.js';
 import type { EventHooks } from '../activity/event-hooks.js';
+import { hydrateEvents } from '../activity/event-views.js';
 import {
   DRAIN_TIMEOUT_MS,
   type LiveRequest,
@@ -195,6 +196,8 @@ export class LiveActivity {
       if (batch.length < SCAN) break;
     }
     const newest = rows.at(-1)?.id ?? this.horizon;
+    // Each event is hydrated once per round, whatever the number of groups that may see it.
+    const views = new Map<number, EventView>();
     for (const group of [...this.groups.values()]) {
       if (this.stopped) return;
       if (group.streams.size === 0) continue;
@@ -203,7 +206,7 @@ export class LiveActivity {
         continue;
       }
       try {
-        await this.deliver(group, newest);
+        await this.deliver(group, newest, views);
         group.dirty = false;
       } catch (error) {
         group.dirty = true;
@@ -214,7 +217,11 @@ export class LiveActivity {
   }
 
   /** Reads the group's listing after its slowest stream and hands the events out. */
-  private async deliver(group: Group, newest: number): Promise<void> {
+  private async deliver(
+    group: Group,
+    newest: number,
+    hydrated: Map<number, EventView>,
+  ): Promise<void> {
     const listing = await this.listing(group.request);
     if (!listing) {
       for (const stream of [...group.streams]) stream.end();
@@ -224,14 +231,17 @@ export class LiveActivity {
     for (const stream of group.streams) after = Math.min(after, stream.last);
     let reached = newest;
     for (;;) {
-      const views: EventView[] = await listing.window({ afterId: after, limit: WINDOW });
+      const rows = await listing.rows({ afterId: after, limit: WINDOW });
+      const missing = rows.filter((row) => !hydrated.has(row.id));
+      for (const view of await hydrateEvents(this.store, missing)) hydrated.set(view.id, view);
+      const views = rows.map((row) => hydrated.get(row.id)!);
       for (const stream of [...group.streams]) stream.push(views);
       await this.letDrain(group);
-      if (views.length > 0) {
-        after = views.at(-1)!.id;
+      if (rows.length > 0) {
+        after = rows.at(-1)!.id;
         reached = Math.max(reached, after);
       }
-      if (views.length < WINDOW) break;
+      if (rows.length < WINDOW) break;
     }
     for (const stream of group.streams) stream.advance(reached);
   }
