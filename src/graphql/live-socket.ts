@@ -89,6 +89,26 @@ function failure(code: GraphqlCode, message: string, cause?: GraphQLError): Grap
   ];
 }
 
+const CLIENT_MESSAGES = new Set(['connection_init', 'ping', 'pong', 'subscribe', 'complete']);
+const SERVER_MESSAGES = new Set(['connection_ack', 'next', 'error']);
+
+/**
+ * False for a well-formed message only a server may send (graphql-ws would treat it as an internal
+ * error); true for a client's message; undefined for anything else (graphql-ws answers 4400).
+ */
+function serverBound(text: string): boolean | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const type = (message as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string') return undefined;
+  if (SERVER_MESSAGES.has(type)) return false;
+  return CLIENT_MESSAGES.has(type) ? true : undefined;
+}
+
 export function liveSocket(
   app: FastifyInstance,
   services: Services,
@@ -321,6 +341,11 @@ export function liveSocket(
         onMessage: (handle) =>
           socket.on('message', (data, isBinary) => {
             const text = isBinary ? '' : String(data);
+            if (serverBound(text) === false) {
+              // `next`, `error`, `connection_ack` are the server's to send: a protocol violation.
+              socket.close(CloseCode.BadRequest, 'Unexpected message from a client');
+              return;
+            }
             handle(text).catch((error: unknown) => {
               log.error({ err: error }, 'GraphQL subscription message failed');
               socket.close(CloseCode.InternalServerError, 'Internal server error');

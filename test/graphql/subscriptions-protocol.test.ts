@@ -109,6 +109,9 @@ for (const dialect of DIALECTS) {
         await closesWith(['{nope'], 4400);
         await closesWith([{ id: '1' }], 4400);
         await closesWith([{ type: 'launch' }], 4400);
+        // Messages only a server sends, from a client: 4400 too (not an internal error).
+        await closesWith([{ type: 'next', id: '1', payload: {} }], 4400);
+        await closesWith([{ type: 'connection_ack' }], 4400, false);
         await closesWith([Buffer.from([1, 2, 3])], 4400);
         await closesWith([{ type: 'subscribe', id: '1', payload: { query: 42 } }], 4400);
       });
