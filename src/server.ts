@@ -193,8 +193,14 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   app.setErrorHandler(restErrorHandler);
 
   const stopJobs = startBackgroundJobs(services, app.log);
+  // Live activity follows new events once the server serves, and stops before the store closes.
+  services.live.report = (err) => app.log.error({ err }, 'live activity failed');
+  app.addHook('onReady', async () => {
+    await services.live.start();
+  });
   app.addHook('onClose', async () => {
     stopJobs();
+    await services.live.stop();
     if (!options.store) await store.close();
   });
   return { app, services };

@@ -5,6 +5,7 @@ import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivityReader, EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
+import type { LiveActivity } from '../services/live/live-activity.js';
 import type { Principal } from '../services/accounts/credentials.js';
 import type { IdempotentRequest } from '../services/content/content.js';
 import type { ContentOps } from '../services/content/ops.js';
@@ -20,6 +21,13 @@ export interface GraphQLContext {
   log: FastifyBaseLogger;
   /** What this operation costs and may cost (`Query.queryComplexity`). */
   cost: { score: number; limit: number };
+  /** New events as they are committed (subscriptions). */
+  live: LiveActivity;
+  /**
+   * Starts over with a fresh reader and presenter: a subscription's context lives as long as the
+   * subscription, and each event it delivers must be read as things are now, not as cached.
+   */
+  renew(): void;
   /** Checks the token's scopes for a field (no-op for anonymous callers), as REST does per route. */
   authorize(scopes: EndpointScopes): void;
   /**
@@ -59,13 +67,14 @@ export function createContext(
     services.credentials.authorize(principal, WRITE_SCOPES, false);
     return principal;
   };
-  return {
+  const context: GraphQLContext = {
     principal,
     viewer,
     reader: services.activity.reader(viewer, principal?.user ?? null),
     present: new Presenter(services.config.externalUrl, eventModels),
     log,
     cost,
+    live: services.live,
     // GraphQL reads only: a safe method as far as read-only scopes are concerned.
     authorize: (scopes) => services.credentials.authorize(principal, scopes, true),
     authorizeWrite,
@@ -81,5 +90,10 @@ export function createContext(
       if (answer.replayed) writeRequest.replayed();
       return answer.body as T;
     },
+    renew() {
+      context.reader = services.activity.reader(viewer, principal?.user ?? null);
+      context.present = new Presenter(services.config.externalUrl);
+    },
   };
+  return context;
 }

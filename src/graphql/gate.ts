@@ -133,6 +133,13 @@ export class Gate {
     if (entry.errors) throw entry.errors;
     const document = entry.document!;
     const operation = pickOperation(document, operationName);
+    if (operation.operation === 'subscription') {
+      throw new RequestError(
+        'BAD_REQUEST',
+        400,
+        'Subscriptions are served over WebSocket (graphql-transport-ws) at /api/graphql.',
+      );
+    }
     if (request.method !== 'POST' && operation.operation !== 'query') {
       throw new RequestError('BAD_REQUEST', 405, 'Only queries can be sent with GET.');
     }

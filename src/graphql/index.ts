@@ -17,6 +17,7 @@ import { type ErrorBody, RequestError, graphqlError, requestErrorBody } from './
 import { explorerRoutes } from './explorer/routes.js';
 import { Gate, type Prepared } from './gate.js';
 import { ResultCache } from './result-cache.js';
+import { liveSocket } from './live-socket.js';
 import { graphqlSchema } from './schema.js';
 import type { EventType } from './types/event.js';
 
@@ -152,6 +153,9 @@ export function graphqlApi(services: Services, revision = '') {
         });
       }
     });
+
+    // Subscriptions: WebSocket upgrades of the same paths (live-socket.ts).
+    liveSocket(app, services, schema, GRAPHQL_PATHS);
 
     explorerRoutes(app, services);
   };

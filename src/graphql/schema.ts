@@ -14,9 +14,19 @@ import { MergeRequestMutationResolver } from './resolvers/merge-request-mutation
 import { NoteMutationResolver } from './resolvers/note-mutations.js';
 import { ProjectResolver } from './resolvers/project.js';
 import { QueryResolver } from './resolvers/query.js';
+import { SubscriptionResolver } from './resolvers/subscription.js';
 import { UserResolver } from './resolvers/user.js';
 
 let built: Promise<GraphQLSchema> | undefined;
+
+const NO_TOPICS = {
+  publish(): void {
+    throw new Error('subscriptions use the live service, not topics');
+  },
+  subscribe(): AsyncIterable<unknown> {
+    throw new Error('subscriptions use the live service, not topics');
+  },
+};
 
 export function graphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
@@ -32,9 +42,13 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
       IssueMutationResolver,
       MergeRequestMutationResolver,
       NoteMutationResolver,
+      SubscriptionResolver,
     ] as const,
     // Inputs are validated by the domain rules, not by class-validator.
     validate: false,
+    // type-graphql insists on a pub/sub for any subscription; ours stream from the live service
+    // (`subscribe` of resolvers/subscription.ts), so topics are refused rather than silently empty.
+    pubSub: NO_TOPICS,
   }).then(withSyncTypeResolution);
   return built;
 }

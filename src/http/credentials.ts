@@ -2,6 +2,7 @@
  * Reads token-like values off an HTTP request, in GitLab's places, for every face that takes API
  * credentials (REST and GraphQL), and asks the credential service about them.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
@@ -11,6 +12,9 @@ import type { Principal, PresentedCredentials } from '../services/accounts/crede
 import type { Services } from '../services/container.js';
 
 const BEARER = /^Bearer\s+(.+)$/i;
+
+/** What the session path reads of a request: its headers (an HTTP request or a socket's upgrade). */
+type WithHeaders = { headers: IncomingHttpHeaders };
 
 function single(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -66,7 +70,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 }
 
 /** The signed-in browser session's user and the session, or null. */
-async function browserSession(services: Services, request: FastifyRequest) {
+async function browserSession(services: Services, request: WithHeaders) {
   const session = await services.oauth.sessions.load(
     cookieValue(request.headers.cookie, SESSION_COOKIE),
   );
@@ -94,7 +98,7 @@ export async function browserSessionToken(
  */
 async function sessionPrincipal(
   services: Services,
-  request: FastifyRequest,
+  request: WithHeaders,
   presented: string,
 ): Promise<Principal> {
   const fetchSite = request.headers['sec-fetch-site'];
@@ -141,6 +145,41 @@ export function principalOf(
     principals.set(request, principal);
   }
   return principal;
+}
+
+/**
+ * A WebSocket connection's principal (GraphQL subscriptions): a token in the `connection_init`
+ * payload (`authorization: Bearer …` or `PRIVATE-TOKEN`, any case) or else on the upgrade request's
+ * headers decides, as for HTTP; without one, the session cookie of the upgrade request counts only
+ * with the session's CSRF token in the payload (`x-csrf-token`), exactly as GraphiQL's requests
+ * (a browser cannot set headers on a WebSocket, so the payload carries it). Null: anonymous.
+ */
+export function socketPrincipal(
+  services: Services,
+  upgrade: WithHeaders,
+  payload: Readonly<Record<string, unknown>> | undefined,
+): Promise<Principal | null> {
+  const params = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(payload ?? {})) params.set(key.toLowerCase(), value);
+  const text = (value: unknown) => (value === undefined ? undefined : single(value));
+  const bearerOf = (value: string | undefined) =>
+    value ? BEARER.exec(value)?.[1]?.trim() : undefined;
+  let presented: PresentedCredentials = {
+    privateTokenHeader: text(params.get('private-token')),
+    bearerHeader: bearerOf(text(params.get('authorization'))),
+  };
+  if (!hasToken(presented)) {
+    const authorization = upgrade.headers.authorization;
+    presented = {
+      privateTokenHeader: single(upgrade.headers['private-token']),
+      bearerHeader: bearerOf(typeof authorization === 'string' ? authorization : undefined),
+    };
+  }
+  const csrf = params.get(SESSION_CSRF_HEADER);
+  if (!hasToken(presented) && typeof csrf === 'string') {
+    return sessionPrincipal(services, upgrade, csrf);
+  }
+  return services.credentials.authenticate(presented);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

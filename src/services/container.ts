@@ -15,6 +15,7 @@ import { EventHooks } from './activity/event-hooks.js';
 import { ContentService } from './content/content.js';
 import { ListingVersions } from './activity/listing-version.js';
 import { FeedTokens } from './accounts/feed-tokens.js';
+import { LiveActivity } from './live/live-activity.js';
 
 export interface Services {
   config: Config;
@@ -40,6 +41,8 @@ export interface Services {
   listingVersions: ListingVersions;
   /** Per-user feed tokens for the Atom feeds (shown on the profile, resettable). */
   feedTokens: FeedTokens;
+  /** New events as they are committed, per subscriber (GraphQL subscriptions, live pages). */
+  live: LiveActivity;
 }
 
 export function createServices(
@@ -50,13 +53,14 @@ export function createServices(
 ): Services {
   const credentials = new CredentialService(store, clock);
   const metrics = new PrometheusMetrics(store);
+  const activity = new ActivityService(store, clock, { pageCache: config.pageCache, metrics });
   const eventHooks = new EventHooks();
   return {
     config,
     clock,
     credentials,
-    activity: new ActivityService(store, clock, { pageCache: config.pageCache, metrics }),
     content: new ContentService(store, clock, eventHooks, report),
+    activity,
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
@@ -64,5 +68,6 @@ export function createServices(
     eventHooks,
     listingVersions: new ListingVersions(store, clock),
     feedTokens: new FeedTokens(store, clock),
+    live: new LiveActivity(store, activity, eventHooks),
   };
 }

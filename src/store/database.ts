@@ -20,6 +20,22 @@ export interface Connection {
   file?: string;
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
   poolStats(): PoolStats | null;
+  /**
+   * PostgreSQL: a dedicated connection (outside the pool) that LISTENs on `channel` and calls
+   * `onNotify` with each notification's payload; `onError` when that connection fails. SQLite:
+   * absent (there is no server to notify anyone).
+   */
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onError: (error: unknown) => void,
+  ): Promise<Listener>;
+  close(): Promise<void>;
+}
+
+export interface Listener {
+  /** The schema this connection works in (notifications carry the writer's). */
+  schema: string;
   close(): Promise<void>;
 }
 
@@ -179,6 +195,29 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
       waiting: pool.waitingCount,
       max: POOL_MAX,
     }),
+    listen: async (channel, onNotify, onError) => {
+      const client = new pg.Client({
+        connectionString: parsed.target,
+        connectionTimeoutMillis: 10_000,
+        ...(options ? { options } : {}),
+      });
+      client.on('error', onError);
+      client.on('notification', (message) => {
+        if (message.channel === channel) onNotify(message.payload ?? '');
+      });
+      await client.connect();
+      const schema = (await client.query<{ s: string }>('select current_schema() as s')).rows[0]!.s;
+      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      return {
+        schema,
+        close: async () => {
+          client.removeListener('error', onError);
+          // A failed connection may throw again on end; it is being dropped either way.
+          client.on('error', () => {});
+          await client.end().catch(() => {});
+        },
+      };
+    },
     close: () => db.destroy(),
   };
 }

@@ -163,6 +163,23 @@ export class EventStore {
     return Number(row?.id ?? 0);
   }
 
+  /**
+   * Events after `afterId`, in id order, without visibility: only what live delivery needs to tell
+   * which subscriptions may be concerned (each then reads through its own listing).
+   */
+  async since(
+    afterId: number,
+    limit: number,
+  ): Promise<Pick<EventRow, 'id' | 'project_id' | 'author_id' | 'action' | 'target_type'>[]> {
+    return this.db
+      .selectFrom('events')
+      .select(['id', 'project_id', 'author_id', 'action', 'target_type'])
+      .where('id', '>', afterId)
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
+  }
+
   async count(q: EventQuery, cap: number): Promise<number> {
     const inner = this.base(q)
       .select('e.id')
@@ -242,6 +259,21 @@ export class EventStore {
    * that makes the change the event records.
    */
   async append(event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>): Promise<EventRow> {
+    // GitLab resets a project's last activity at most once an hour (Event#reset_project_activity):
+    // a busy project's row is not rewritten, and so not locked, by every event. It comes first:
+    // on PostgreSQL inserting an event takes the events lock (migration 010), and every row lock
+    // a write takes must come before that one, or two writers could wait on each other.
+    await this.db
+      .updateTable('projects')
+      .set({ last_activity_at: event.created_at })
+      .where('id', '=', event.project_id)
+      .where((eb) =>
+        eb.or([
+          eb('last_activity_at', 'is', null),
+          eb('last_activity_at', '<', event.created_at - PROJECT_ACTIVITY_INTERVAL_MS),
+        ]),
+      )
+      .execute();
     const row = await this.db
       .insertInto('events')
       .values(event)
@@ -253,19 +285,6 @@ export class EventStore {
         .values({ ...push, event_id: row.id })
         .execute();
     }
-    // GitLab resets a project's last activity at most once an hour (Event#reset_project_activity):
-    // a busy project's row is not rewritten, and so not locked, by every event.
-    await this.db
-      .updateTable('projects')
-      .set({ last_activity_at: row.created_at })
-      .where('id', '=', row.project_id)
-      .where((eb) =>
-        eb.or([
-          eb('last_activity_at', 'is', null),
-          eb('last_activity_at', '<', row.created_at - PROJECT_ACTIVITY_INTERVAL_MS),
-        ]),
-      )
-      .execute();
     return row;
   }
 

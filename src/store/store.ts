@@ -28,6 +28,9 @@ import { type RequestCounters, openRequestCounters } from './request-counters.js
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
 
+/** The channel migration 010's trigger notifies on commit of new events. */
+const EVENTS_CHANNEL = 'pulsegate_events';
+
 export class Store {
   readonly events: EventStore;
   readonly users: UserStore;
@@ -126,6 +129,28 @@ export class Store {
   /** Code migrations this database has not applied (empty when it is current). */
   pendingMigrations(): Promise<string[]> {
     return pendingMigrations(this.conn);
+  }
+
+  /**
+   * PostgreSQL: calls `onSignal` whenever any process commits new events (the trigger of migration
+   * 010 notifies), over a dedicated connection; null on SQLite, where `dataVersion` tells instead.
+   */
+  async listenForEvents(
+    onSignal: () => void,
+    onError: (error: unknown) => void,
+  ): Promise<{ close(): Promise<void> } | null> {
+    if (!this.conn.listen) return null;
+    const own: { schema?: string } = {};
+    const listener = await this.conn.listen(
+      EVENTS_CHANNEL,
+      (payload) => {
+        // Before the schema is known, every signal counts (a spurious round costs one query).
+        if (own.schema === undefined || payload === own.schema) onSignal();
+      },
+      onError,
+    );
+    own.schema = listener.schema;
+    return listener;
   }
 
   /** One round trip: `select 1`. Throws when the database cannot be reached. */

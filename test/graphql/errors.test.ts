@@ -177,12 +177,21 @@ const CASES: Case[] = [
     request: () => post('mutation { currentUser { username } }'),
   },
   {
-    name: 'subscription (the schema has no subscription type)',
+    name: 'a subscription over HTTP (served over WebSocket only)',
     status: 400,
     body: err(
-      'Schema is not configured to execute subscription operation.',
+      'Subscriptions are served over WebSocket (graphql-transport-ws) at /api/graphql.',
+      'BAD_REQUEST',
+    ),
+    request: () => post('subscription S { eventCreated(project: "1") { id } }'),
+  },
+  {
+    name: 'a subscription selecting __typename at its root',
+    status: 400,
+    body: err(
+      'Subscription "S" must not select an introspection top level field.',
       'GRAPHQL_VALIDATION_FAILED',
-      { locations: [{ line: 1, column: 1 }] },
+      { locations: [{ line: 1, column: 18 }] },
     ),
     request: () => post('subscription S { __typename }'),
   },

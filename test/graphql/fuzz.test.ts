@@ -185,9 +185,9 @@ for (const engine of ENGINES) {
     });
 
     it('operation types the schema lacks and odd operation names, by POST and GET', async () => {
-      // The schema has no subscription root: a subscription is a validation error (400), as is a
-      // mutation selecting query fields; a mutation by GET never runs; an empty operationName
-      // means none was given, on both engines alike.
+      // None of these selections is a subscription field, and a mutation selecting query fields is
+      // invalid: both are validation errors (400); a mutation by GET never runs; an empty
+      // operationName means none was given, on both engines alike.
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom('query', 'mutation', 'subscription', ''),

@@ -6,6 +6,7 @@
 import type { Metrics } from '../metrics.js';
 import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
 import type { EventQuery } from '../../store/events.js';
+import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import { type EventView, hydrateEvents } from './event-views.js';
@@ -59,6 +60,16 @@ export class EventListing {
     const views = await hydrateEvents(context.store, rows);
     rememberPage(entry, windowKey, views);
     return views;
+  }
+
+  /**
+   * The window's rows in sort order, not hydrated and not cached: live delivery reads one window
+   * per subscriber group and hydrates each event once for all of them.
+   */
+  async rows(window: KeysetWindow): Promise<EventRow[]> {
+    const { context, q } = this;
+    if (!context || !q) return [];
+    return context.store.events.list(q, { kind: 'keyset', ...window });
   }
 
   /** Whether any event lies in the window (no hydration). */

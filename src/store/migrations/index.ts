@@ -12,6 +12,7 @@ import * as apiRateLimit from './006_api_rate_limit.js';
 import * as oidc from './007_oidc.js';
 import * as writes from './008_writes.js';
 import * as listingVersion from './009_listing_version.js';
+import * as liveEvents from './010_live_events.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -29,4 +30,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '007_oidc', up: oidc.up },
   { name: '008_writes', up: writes.up },
   { name: '009_listing_version', up: listingVersion.up },
+  { name: '010_live_events', up: liveEvents.up },
 ];
