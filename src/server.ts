@@ -181,7 +181,12 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   // Routes outside the four faces (health): the API's JSON shapes.
   app.setErrorHandler(restErrorHandler);
 
+  // The webhook worker runs while the server serves; it stops before the store closes.
+  app.addHook('onReady', async () => {
+    services.webhooks.worker.start();
+  });
   app.addHook('onClose', async () => {
+    await services.webhooks.worker.stop();
     if (!options.store) await store.close();
   });
   return { app, services };

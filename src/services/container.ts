@@ -12,6 +12,7 @@ import { RequestBudget } from './accounts/request-budget.js';
 import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
+import { WebhookService } from './webhooks/webhooks.js';
 
 export interface Services {
   config: Config;
@@ -31,11 +32,20 @@ export interface Services {
    * after it commits (live subscriptions). Register at start, before serving.
    */
   eventHooks: EventHooks;
+  /** Project webhooks: the hooks API, the outbox (an in-transaction event hook), the worker. */
+  webhooks: WebhookService;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
   const credentials = new CredentialService(store, clock);
   const metrics = new PrometheusMetrics(store);
+  const eventHooks = new EventHooks();
+  const webhooks = new WebhookService(store, clock, {
+    allowLocal: config.webhooksAllowLocal,
+    // Read at each use: tests learn the external URL only once the port is known.
+    externalUrl: () => config.externalUrl,
+  });
+  webhooks.attach(eventHooks);
   return {
     config,
     clock,
@@ -45,6 +55,7 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
     metrics,
-    eventHooks: new EventHooks(),
+    eventHooks,
+    webhooks,
   };
 }

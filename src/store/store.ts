@@ -21,6 +21,7 @@ import { ThrottleStore } from './throttle.js';
 import { type RequestCounters, openRequestCounters } from './request-counters.js';
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
+import { WebhookStore } from './webhooks.js';
 
 export class Store {
   readonly events: EventStore;
@@ -37,6 +38,7 @@ export class Store {
   readonly identity: IdentityStore;
   readonly deviceGrants: DeviceGrantStore;
   readonly idempotency: IdempotencyStore;
+  readonly webhooks: WebhookStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -56,6 +58,7 @@ export class Store {
     this.identity = new IdentityStore(db);
     this.deviceGrants = new DeviceGrantStore(db);
     this.idempotency = new IdempotencyStore(db);
+    this.webhooks = new WebhookStore(db, conn.dialect);
   }
 
   /**
