@@ -190,6 +190,23 @@ export class WebhookStore {
       .execute();
   }
 
+  /**
+   * SQLite has one serving process: at its start, every claim was left by a process that is gone
+   * (killed mid-delivery), so all of them are handed back at once instead of after their lease.
+   */
+  async releaseAbandoned(): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'pending',
+        claimed_until: null,
+        claimed_by: null,
+        attempts: eb('attempts', '-', 1),
+      }))
+      .where('status', '=', 'delivering')
+      .execute();
+  }
+
   /** Updates a hook's failure counters (read and written in the caller's transaction). */
   async hookForUpdate(hookId: number): Promise<ProjectHookRow | undefined> {
     let query = this.db.selectFrom('project_hooks').selectAll().where('id', '=', hookId);

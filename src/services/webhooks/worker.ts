@@ -61,6 +61,7 @@ export class WebhookWorker {
   private again = false;
   private stopped = true;
   private lastPrune = 0;
+  private recovered = false;
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly timeoutMs: number;
@@ -77,7 +78,7 @@ export class WebhookWorker {
     this.pollMs = options.pollMs ?? 1000;
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     // Longer than one attempt can last, so a live claim is never taken over.
-    this.leaseMs = options.leaseMs ?? this.timeoutMs * 6;
+    this.leaseMs = options.leaseMs ?? this.timeoutMs * 2;
     this.maxResponseBytes = options.maxResponseBytes ?? RESPONSE_EXCERPT_BYTES;
     this.random = options.random ?? Math.random;
   }
@@ -129,6 +130,10 @@ export class WebhookWorker {
 
   private async claimAndSend(): Promise<void> {
     if (this.stopped) return;
+    if (!this.recovered) {
+      this.recovered = true;
+      if (this.store.dialect === 'sqlite') await this.store.webhooks.releaseAbandoned();
+    }
     const now = this.clock.now();
     if (now - this.lastPrune > 60 * 60_000) {
       this.lastPrune = now;
