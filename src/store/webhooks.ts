@@ -156,7 +156,7 @@ export class WebhookStore {
         status: attempt.status,
         next_attempt_at: attempt.nextAttemptAt,
         claimed_until: null,
-        claimed_by: null,
+        // claimed_by stays: the log shows which process made the last attempt.
         request_headers: attempt.requestHeaders,
         response_status: attempt.responseStatus,
         response_headers: attempt.responseHeaders,

@@ -17,6 +17,8 @@ export class Receiver {
   connections = 0;
   /** Statuses for the next requests, in order; 200 once they run out. */
   script: number[] = [];
+  /** How long each answer takes. */
+  delayMs = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
   private server: Server;
   url = '';
@@ -35,8 +37,12 @@ export class Receiver {
           at: performance.now(),
         });
         const status = this.script.shift() ?? 200;
-        response.writeHead(status, { 'content-type': 'text/plain' });
-        response.end(status === 200 ? 'ok' : `failed with ${status}`);
+        const answer = () => {
+          response.writeHead(status, { 'content-type': 'text/plain' });
+          response.end(status === 200 ? 'ok' : `failed with ${status}`);
+        };
+        if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+        else answer();
         this.waiters = this.waiters.filter((w) => {
           if (this.received.length < w.count) return true;
           w.resolve();
