@@ -121,7 +121,8 @@ export class WebhookStore {
   /**
    * Claims up to `limit` due deliveries for `worker` until `leaseUntil`: pending ones whose time
    * has come, and claimed ones whose lease ran out (their process stopped mid-delivery), of hooks
-   * that are not disabled. Each row is handed to one claimer only.
+   * that are not disabled. Each row is handed to one claimer only; a worker never takes over its
+   * own claims (they are still in flight however late they are).
    */
   async claim(
     now: number,
@@ -138,7 +139,8 @@ export class WebhookStore {
        WHERE id IN (
          SELECT d.id FROM webhook_deliveries d JOIN project_hooks h ON h.id = d.hook_id
           WHERE ((d.status = 'pending' AND d.next_attempt_at <= ${now})
-              OR (d.status = 'delivering' AND d.claimed_until < ${now}))
+              OR (d.status = 'delivering' AND d.claimed_until < ${now}
+                  AND d.claimed_by <> ${worker}))
             AND h.permanently_disabled = 0
             AND (h.disabled_until IS NULL OR h.disabled_until <= ${now})
           ORDER BY d.next_attempt_at, d.id
