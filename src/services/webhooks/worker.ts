@@ -54,7 +54,7 @@ export class WebhookWorker {
   /** This process's name on its claims. */
   readonly id = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Map<number, Promise<void>>();
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private ticking: Promise<void> | null = null;
@@ -86,6 +86,7 @@ export class WebhookWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.abort = new AbortController();
     this.timer = setInterval(() => this.poke(), this.pollMs);
     this.timer.unref();
     this.poke();
