@@ -12,6 +12,7 @@ import { authorizeRoutes } from './authorize.js';
 import { deviceRoutes } from './device.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
+import { hookPages } from './hooks.js';
 import { errorPage, sendHtml } from './html.js';
 import { limitPages } from './page-limit.js';
 import { signInRoutes } from './sign-in.js';
@@ -61,6 +62,7 @@ export function webPages(services: Services) {
       applicationRoutes(pages, services);
       tokenRoutes(pages, services);
       twoFactorRoutes(pages, services);
+      hookPages(pages, services);
     });
   };
 }
