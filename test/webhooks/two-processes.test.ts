@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
@@ -17,6 +18,29 @@ import { openIssue } from './record.js';
 
 const EVENTS = 60;
 
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Waits until a server answers on `port` (its worker starts with it). */
+async function ready(port: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/-/health`);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`no server on port ${port}`);
+}
+
 describe(
   'two processes over PostgreSQL deliver each webhook once',
   { skip: !process.env.PULSEGATE_TEST_POSTGRES_URL },
@@ -29,7 +53,7 @@ describe(
     before(async () => {
       receiver = await new Receiver().listen();
       // Slow answers keep every slot of the first process busy long enough for the second to poll.
-      receiver.delayMs = 200;
+      receiver.delayMs = 300;
       database = await createTestDatabase('postgres');
       store = await openStore(database.url);
     });
@@ -61,17 +85,23 @@ describe(
         created_at: Date.now(),
       });
       for (let i = 0; i < 2; i++) {
+        const port = await freePort();
         servers.push(
           spawn(
             process.execPath,
-            [BIN, 'serve', '--database-url', database.url, '--port', '0', '--webhooks-allow-local'],
-            {
-              cwd: ROOT,
-              env: { ...process.env, LOG_LEVEL: 'silent' },
-              stdio: 'ignore',
-            },
+            [
+              BIN,
+              'serve',
+              '--database-url',
+              database.url,
+              '--port',
+              String(port),
+              '--webhooks-allow-local',
+            ],
+            { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: 'ignore' },
           ),
         );
+        await ready(port);
       }
       // The writes come from a third party (this test) through the same outbox hook.
       const services = createServices(loadConfig({ databaseUrl: database.url }, {}), store);
