@@ -122,7 +122,9 @@ export class WebhookStore {
    * Claims up to `limit` due deliveries for `worker` until `leaseUntil`: pending ones whose time
    * has come, and claimed ones whose lease ran out (their process stopped mid-delivery), of hooks
    * that are not disabled. Each row is handed to one claimer only; a worker never takes over its
-   * own claims (they are still in flight however late they are).
+   * own claims (they are still in flight however late they are). A claimed row's due time is
+   * before its claim, so both kinds are found in the partial index of due rows, in order, without
+   * reading the log of finished ones.
    */
   async claim(
     now: number,
@@ -138,9 +140,9 @@ export class WebhookStore {
              attempts = attempts + 1
        WHERE id IN (
          SELECT d.id FROM webhook_deliveries d JOIN project_hooks h ON h.id = d.hook_id
-          WHERE ((d.status = 'pending' AND d.next_attempt_at <= ${now})
-              OR (d.status = 'delivering' AND d.claimed_until < ${now}
-                  AND d.claimed_by <> ${worker}))
+          WHERE d.status IN ('pending', 'delivering')
+            AND d.next_attempt_at <= ${now}
+            AND (d.status = 'pending' OR (d.claimed_until < ${now} AND d.claimed_by <> ${worker}))
             AND h.permanently_disabled = 0
             AND (h.disabled_until IS NULL OR h.disabled_until <= ${now})
           ORDER BY d.next_attempt_at, d.id

@@ -79,7 +79,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('attempted_at', 'bigint')
     .execute();
   // The worker's claim: due rows by time; the log: a hook's newest deliveries.
-  await sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status IN ('pending', 'delivering')`.execute(
+  await sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status IN ('pending', 'delivering')`.execute(
     db,
   );
   await db.schema
