@@ -20,6 +20,8 @@ Commands:
         [--no-page-cache]   Turn off whole-page/result caches (env PULSEGATE_PAGE_CACHE=false)
         [--shutdown-timeout S]  On SIGTERM/SIGINT, wait at most S seconds (default 10) for
                             requests in flight (env PULSEGATE_SHUTDOWN_TIMEOUT)
+        [--webhooks-allow-local]  Let webhooks reach loopback, link-local and private
+                            addresses (env PULSEGATE_WEBHOOKS_ALLOW_LOCAL=true; off by default)
   migrate                   Apply database migrations
 ${DATA_USAGE}${KEYS_USAGE}
 Common options:
@@ -121,12 +123,14 @@ export async function main(argv: string[]): Promise<number> {
           demo: { type: 'boolean' },
           'no-page-cache': { type: 'boolean' },
           'shutdown-timeout': { type: 'string' },
+          'webhooks-allow-local': { type: 'boolean' },
         },
       });
       const config = loadConfig({
         ...configInput(values),
         ...(values['no-page-cache'] ? { pageCache: false } : {}),
         shutdownTimeout: values['shutdown-timeout'],
+        ...(values['webhooks-allow-local'] ? { webhooksAllowLocal: true } : {}),
       });
       // Plain `serve` never seeds; `--demo` (npm start) loads demo data into an empty database.
       const store = values.demo ? await openStore(config.databaseUrl) : undefined;

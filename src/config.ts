@@ -44,6 +44,11 @@ export interface Config {
   metricsAllow: string[];
   /** Origins browser apps may call `/api/v4` and `/api/graphql` from (`*`: any; no credentials). */
   corsOrigins: readonly string[];
+  /**
+   * Let webhooks reach loopback, link-local and private addresses (GitLab's "allow requests to
+   * the local network from webhooks"). Off: such URLs are refused, after DNS resolution too.
+   */
+  webhooksAllowLocal: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +71,7 @@ export interface ConfigInput {
   shutdownTimeout?: string | number | undefined;
   metricsAllow?: string | undefined;
   corsOrigins?: string | undefined;
+  webhooksAllowLocal?: string | boolean | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -118,6 +124,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     flags.metricsAllow ?? env.PULSEGATE_METRICS_ALLOW ?? DEFAULT_METRICS_ALLOW,
   );
   const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
+  const allowLocal = flags.webhooksAllowLocal ?? env.PULSEGATE_WEBHOOKS_ALLOW_LOCAL ?? 'false';
   return {
     host,
     port,
@@ -134,6 +141,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     shutdownTimeout,
     metricsAllow,
     corsOrigins,
+    webhooksAllowLocal: allowLocal === true || allowLocal === 'true' || allowLocal === '1',
   };
 }
 

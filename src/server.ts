@@ -193,14 +193,17 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   app.setErrorHandler(restErrorHandler);
 
   const stopJobs = startBackgroundJobs(services, app.log);
-  // Live activity follows new events once the server serves, and stops before the store closes.
+  // Live activity and the webhook worker run while the server serves; both stop before the store
+  // closes.
   services.live.report = (err) => app.log.error({ err }, 'live activity failed');
   app.addHook('onReady', async () => {
     await services.live.start();
+    services.webhooks.worker.start();
   });
   app.addHook('onClose', async () => {
     stopJobs();
     await services.live.stop();
+    await services.webhooks.worker.stop();
     if (!options.store) await store.close();
   });
   return { app, services };

@@ -33,7 +33,9 @@ export type Ability =
   /** Add, change and remove members. */
   | 'admin_member'
   /** See the member list. */
-  | 'read_member';
+  | 'read_member'
+  /** Add, change, test and remove the project's webhooks and see their deliveries (GitLab: Maintainer). */
+  | 'admin_hooks';
 
 const MINIMUM: Record<Ability, number> = {
   create_issue: ACCESS_LEVELS.guest,
@@ -47,6 +49,7 @@ const MINIMUM: Record<Ability, number> = {
   approve: ACCESS_LEVELS.developer,
   push_code: ACCESS_LEVELS.developer,
   admin_member: ACCESS_LEVELS.maintainer,
+  admin_hooks: ACCESS_LEVELS.maintainer,
 };
 
 /**

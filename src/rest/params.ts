@@ -45,6 +45,9 @@ export const EVENT_LIST_QUERY = {
   },
 } as const;
 
+/** Plain offset pagination (hook event logs). */
+export const EVENT_PAGE_QUERY = { type: 'object', properties: { ...PAGINATION } } as const;
+
 /** `:id` of a user or project: a number or a (URL-encoded) path or username. */
 export const ID_PARAM = {
   type: 'object',

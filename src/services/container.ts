@@ -16,6 +16,7 @@ import { ContentService } from './content/content.js';
 import { ListingVersions } from './activity/listing-version.js';
 import { FeedTokens } from './accounts/feed-tokens.js';
 import { LiveActivity } from './live/live-activity.js';
+import { WebhookService } from './webhooks/webhooks.js';
 
 export interface Services {
   config: Config;
@@ -43,6 +44,8 @@ export interface Services {
   feedTokens: FeedTokens;
   /** New events as they are committed, per subscriber (GraphQL subscriptions, live pages). */
   live: LiveActivity;
+  /** Project webhooks: the hooks API, the outbox (an in-transaction event hook), the worker. */
+  webhooks: WebhookService;
 }
 
 export function createServices(
@@ -55,6 +58,12 @@ export function createServices(
   const metrics = new PrometheusMetrics(store);
   const activity = new ActivityService(store, clock, { pageCache: config.pageCache, metrics });
   const eventHooks = new EventHooks();
+  const webhooks = new WebhookService(store, clock, {
+    allowLocal: config.webhooksAllowLocal,
+    // Read at each use: tests learn the external URL only once the port is known.
+    externalUrl: () => config.externalUrl,
+  });
+  webhooks.attach(eventHooks);
   return {
     config,
     clock,
@@ -69,5 +78,6 @@ export function createServices(
     listingVersions: new ListingVersions(store, clock),
     feedTokens: new FeedTokens(store, clock),
     live: new LiveActivity(store, activity, eventHooks),
+    webhooks,
   };
 }

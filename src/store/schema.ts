@@ -341,9 +341,60 @@ export interface FeedTokensTable {
   created_at: EpochMs;
 }
 
+export interface ProjectHooksTable {
+  id: Generated<number>;
+  project_id: number;
+  url: string;
+  /** Sent verbatim as X-Gitlab-Token; never returned. */
+  token: string | null;
+  name: Generated<string>;
+  description: Generated<string>;
+  push_events: Flag;
+  tag_push_events: Flag;
+  issues_events: Flag;
+  confidential_issues_events: Flag;
+  merge_requests_events: Flag;
+  note_events: Flag;
+  confidential_note_events: Flag;
+  member_events: Flag;
+  enable_ssl_verification: Flag;
+  recent_failures: Generated<number>;
+  backoff_count: Generated<number>;
+  disabled_until: EpochMs | null;
+  permanently_disabled: Generated<Flag>;
+  created_at: EpochMs;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  hook_id: number;
+  event_id: number | null;
+  event_header: string;
+  trigger: string;
+  event_uuid: string;
+  idempotency_key: string;
+  payload: string;
+  /** `pending`, `delivering`, `delivered` or `failed`. */
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: EpochMs;
+  claimed_until: EpochMs | null;
+  claimed_by: string | null;
+  request_headers: string | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: EpochMs;
+  attempted_at: EpochMs | null;
+}
+
 export interface Database {
   listing_version: ListingVersionTable;
   feed_tokens: FeedTokensTable;
+  project_hooks: ProjectHooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
   merge_request_approvals: MergeRequestApprovalsTable;
   /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */
@@ -387,3 +438,5 @@ export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>;
 export type OAuthSigningKeyRow = Selectable<OAuthSigningKeysTable>;
 export type OAuthDeviceGrantRow = Selectable<OAuthDeviceGrantsTable>;
 export type WebSessionRow = Selectable<WebSessionsTable>;
+export type ProjectHookRow = Selectable<ProjectHooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -27,6 +27,7 @@ import { ThrottleStore } from './throttle.js';
 import { type RequestCounters, openRequestCounters } from './request-counters.js';
 import { TokenStore } from './tokens.js';
 import { UserStore } from './users.js';
+import { WebhookStore } from './webhooks.js';
 
 /** The channel migration 010's trigger notifies on commit of new events. */
 const EVENTS_CHANNEL = 'pulsegate_events';
@@ -53,6 +54,7 @@ export class Store {
   readonly members: MemberStore;
   readonly listingVersion: ListingVersionStore;
   readonly feedTokens: FeedTokenStore;
+  readonly webhooks: WebhookStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -79,6 +81,7 @@ export class Store {
     this.members = new MemberStore(db);
     this.listingVersion = new ListingVersionStore(db, version);
     this.feedTokens = new FeedTokenStore(db);
+    this.webhooks = new WebhookStore(db, conn.dialect);
   }
 
   /**

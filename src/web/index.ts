@@ -14,6 +14,7 @@ import { deviceRoutes } from './device.js';
 import { feedTokenRoutes } from './feed-token.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
+import { hookPages } from './hooks.js';
 import { errorPage, sendHtml } from './html.js';
 import { limitPages } from './page-limit.js';
 import { signInRoutes } from './sign-in.js';
@@ -65,6 +66,7 @@ export function webPages(services: Services) {
       feedTokenRoutes(pages, services);
       twoFactorRoutes(pages, services);
       activityRoutes(pages, services);
+      hookPages(pages, services);
     });
     // The activity pages own the paths of users and projects (`/alice`, `/acme/platform/api`), so
     // their routes catch every path of that shape; those under another part of the server

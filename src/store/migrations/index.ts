@@ -13,6 +13,7 @@ import * as oidc from './007_oidc.js';
 import * as writes from './008_writes.js';
 import * as listingVersion from './009_listing_version.js';
 import * as liveEvents from './010_live_events.js';
+import * as webhooks from './011_webhooks.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -31,4 +32,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '008_writes', up: writes.up },
   { name: '009_listing_version', up: listingVersion.up },
   { name: '010_live_events', up: liveEvents.up },
+  { name: '011_webhooks', up: webhooks.up },
 ];

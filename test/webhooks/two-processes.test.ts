@@ -1,0 +1,131 @@
+/**
+ * Two `pulsegate serve` processes over one PostgreSQL database share the outbox: every delivery is
+ * claimed by one of them (FOR UPDATE SKIP LOCKED) and sent exactly once, and both take part.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.js';
+import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
+import { createServices } from '../../src/services/container.js';
+import { type Store, openStore } from '../../src/store/store.js';
+import { BIN, ROOT } from '../cli/run.js';
+import { Fixtures } from '../helpers/fixtures.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/server.js';
+import { Receiver } from './receiver.js';
+import { openIssue } from './record.js';
+
+const EVENTS = 60;
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Waits until a server answers on `port` (its worker starts with it). */
+async function ready(port: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/-/health`);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`no server on port ${port}`);
+}
+
+describe(
+  'two processes over PostgreSQL deliver each webhook once',
+  { skip: !process.env.PULSEGATE_TEST_POSTGRES_URL },
+  () => {
+    let database: TestDatabase;
+    let receiver: Receiver;
+    let store: Store;
+    const servers: ChildProcess[] = [];
+
+    before(async () => {
+      receiver = await new Receiver().listen();
+      // Slow answers keep every slot of the first process busy long enough for the second to poll.
+      receiver.delayMs = 300;
+      database = await createTestDatabase('postgres');
+      store = await openStore(database.url);
+    });
+    after(async () => {
+      for (const server of servers) server.kill('SIGKILL');
+      await store.close();
+      await receiver.close();
+      await database.drop();
+    });
+
+    it('sends every delivery exactly once between them', async () => {
+      const f = new Fixtures(store);
+      const alice = await f.user('alice');
+      const project = await f.project('alice/api', alice.id);
+      await f.member(project.id, alice.id, ACCESS_LEVELS.maintainer);
+      await store.webhooks.createHook({
+        project_id: project.id,
+        url: receiver.url,
+        token: null,
+        push_events: 0,
+        tag_push_events: 0,
+        issues_events: 1,
+        confidential_issues_events: 0,
+        merge_requests_events: 0,
+        note_events: 0,
+        confidential_note_events: 0,
+        member_events: 0,
+        enable_ssl_verification: 1,
+        created_at: Date.now(),
+      });
+      for (let i = 0; i < 2; i++) {
+        const port = await freePort();
+        servers.push(
+          spawn(
+            process.execPath,
+            [
+              BIN,
+              'serve',
+              '--database-url',
+              database.url,
+              '--port',
+              String(port),
+              '--webhooks-allow-local',
+            ],
+            { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: 'ignore' },
+          ),
+        );
+        await ready(port);
+      }
+      // The writes come from a third party (this test) through the same outbox hook.
+      const services = createServices(loadConfig({ databaseUrl: database.url }, {}), store);
+      for (let i = 0; i < EVENTS; i++) {
+        await openIssue(store, services, Date.now(), project.id, alice.id, `Issue ${i}`);
+      }
+      await receiver.waitFor(EVENTS, 60_000);
+      // Anything sent twice would arrive within the next polls.
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(receiver.received.length, EVENTS);
+      const keys = new Set(receiver.received.map((r) => r.headers['idempotency-key']));
+      assert.equal(keys.size, EVENTS);
+      const titles = new Set(
+        receiver.received.map((r) => (r.body.object_attributes as { title: string }).title),
+      );
+      assert.equal(titles.size, EVENTS);
+      const rows = await store.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts', 'claimed_by'])
+        .execute();
+      assert.equal(rows.length, EVENTS);
+      assert.ok(rows.every((r) => r.status === 'delivered' && r.attempts === 1));
+      const workers = new Set(rows.map((r) => r.claimed_by));
+      assert.equal(workers.size, 2, 'both processes delivered some');
+    });
+  },
+);
