@@ -7,6 +7,7 @@ import { normalizeQuery } from './query.js';
 import { eventRoutes } from './events.js';
 import { sendJson } from '../http/json.js';
 import { userRoutes } from './users.js';
+import { pushRoutes } from './pushes.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -19,5 +20,6 @@ export function restApi(services: Services, revision: string) {
     app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
     eventRoutes(app, services);
     userRoutes(app, services, revision);
+    pushRoutes(app, services);
   };
 }

@@ -12,6 +12,7 @@ import { RequestBudget } from './accounts/request-budget.js';
 import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
+import { ContentService } from './content/content.js';
 
 export interface Services {
   config: Config;
@@ -31,11 +32,14 @@ export interface Services {
    * after it commits (live subscriptions). Register at start, before serving.
    */
   eventHooks: EventHooks;
+  /** Every write (local wrapper on branch git-push: pushes only). */
+  content: ContentService;
 }
 
 export function createServices(config: Config, store: Store, clock: Clock = systemClock): Services {
   const credentials = new CredentialService(store, clock);
   const metrics = new PrometheusMetrics(store);
+  const eventHooks = new EventHooks();
   return {
     config,
     clock,
@@ -45,6 +49,9 @@ export function createServices(config: Config, store: Store, clock: Clock = syst
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),
     metrics,
-    eventHooks: new EventHooks(),
+    eventHooks,
+    content: new ContentService(store, clock, eventHooks, (error) =>
+      process.emitWarning(`an after-commit event hook failed: ${String(error)}`),
+    ),
   };
 }
