@@ -62,6 +62,22 @@ for (const dialect of DIALECTS) {
         child.on('close', (status) => done({ status, stdout, stderr }));
       });
     }
+    /** The hook as git runs it: in the bare repository, the ref updates on stdin. */
+    function hook(input: string, extra: NodeJS.ProcessEnv): Promise<Run> {
+      return new Promise((done, fail) => {
+        const child = spawn(process.execPath, [BIN, 'hook', 'post-receive'], {
+          cwd: bare,
+          env: { ...env, ...extra },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+        child.on('error', fail);
+        child.on('close', (status) => done({ status, stdout, stderr }));
+        child.stdin.end(input);
+      });
+    }
     function gitOk(args: string[], cwd = work): string {
       const r = git(args, cwd);
       assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
@@ -389,6 +405,43 @@ for (const dialect of DIALECTS) {
           `remote: pulsegate: this push was NOT recorded: cannot reach http://127\\.0\\.0\\.1:${closed}: ECONNREFUSED`,
         ),
       );
+    });
+
+    it('the hook run directly: exit 1 with the reason on a refusal or bad input, 0 and silent for refs it does not report', async () => {
+      const head = gitOk(['rev-parse', 'refs/heads/main'], bare);
+      const line = `${ZERO} ${head} refs/heads/direct\n`;
+      const before = (await pushEvents()).length;
+      const refused = await hook(line, hookEnv(guest));
+      assert.deepEqual(refused, {
+        status: 1,
+        stdout: '',
+        stderr:
+          "pulsegate: this push was NOT recorded: 403 Forbidden: the token's user may not push to alice/app (needs Developer access and a token with scope api)\n",
+      });
+      const unknown = await hook(line, hookEnv(developer, 'alice/nothing'));
+      assert.equal(unknown.status, 1);
+      assert.equal(
+        unknown.stderr,
+        "pulsegate: this push was NOT recorded: 404 Project Not Found: no project alice/nothing visible to the token's user\n",
+      );
+      const garbage = await hook('not a ref update\n', hookEnv(developer));
+      assert.equal(garbage.status, 1);
+      assert.equal(
+        garbage.stderr,
+        'pulsegate: this push was NOT recorded: unexpected input line (not "oldrev newrev ref"): not a ref update\n',
+      );
+      const notes = await hook(`${ZERO} ${head} refs/notes/commits\n`, hookEnv(developer));
+      assert.deepEqual(notes, { status: 0, stdout: '', stderr: '' });
+      assert.equal((await pushEvents()).length, before);
+      const ok = await hook(line, hookEnv(developer));
+      assert.equal(ok.status, 0, ok.stderr);
+      const event = (await pushEvents()).at(-1)!;
+      assert.equal(
+        ok.stdout,
+        `pulsegate: recorded event ${event.id}: pushed new branch direct (0 commits)\n`,
+      );
+      // Every commit of main is reachable from another ref (main itself): none are new.
+      assert.equal(event.push_data.commit_count, 0);
     });
 
     const valid = (extra: Record<string, unknown> = {}) => ({
