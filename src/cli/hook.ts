@@ -5,8 +5,15 @@
  * reports it to `POST /api/v4/projects/:id/pushes`. A post-receive hook cannot reject a push: a
  * failed report is said on stderr (git shows it to the pusher as `remote: …`) and exits 1.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
