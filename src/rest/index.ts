@@ -13,6 +13,7 @@ import { mergeRequestRoutes } from './merge-requests.js';
 import { milestoneRoutes } from './milestones.js';
 import { noteRoutes } from './notes.js';
 import { projectRoutes } from './projects.js';
+import { pushRoutes } from './pushes.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -31,5 +32,6 @@ export function restApi(services: Services, revision: string) {
     mergeRequestRoutes(app, services);
     milestoneRoutes(app, services);
     noteRoutes(app, services);
+    pushRoutes(app, services);
   };
 }
