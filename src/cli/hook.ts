@@ -14,6 +14,7 @@ import {
   renameSync,
   writeFileSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -213,34 +214,63 @@ interface ReportedEvent {
   push_data: { ref_type: string; ref: string; commit_count: number };
 }
 
-async function report(settings: HookSettings, changes: PushChange[]): Promise<ReportedEvent[]> {
+/** Answers worth one more try: the server or a proxy in front of it was briefly unavailable. */
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+const RETRY_DELAY_MS = 1_000;
+
+/**
+ * Sends one batch. It carries an `Idempotency-Key` unique to this hook run and batch, so the one
+ * retry (after a refused connection or a 502/503/504) can never record the push twice; a timeout
+ * is not retried, so a pusher waits at most about TIMEOUT_MS.
+ */
+async function report(
+  settings: HookSettings,
+  changes: PushChange[],
+  key: string,
+): Promise<ReportedEvent[]> {
   const endpoint = `${settings.url}/api/v4/projects/${encodeURIComponent(settings.project)}/pushes`;
-  let response: Response;
-  try {
-    response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'private-token': settings.token,
-        'user-agent': 'pulsegate-hook',
-      },
-      body: JSON.stringify({ changes: changes.map(toWire) }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const why = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new HookFailure(`cannot reach ${settings.url}: ${why}`);
+  const body = JSON.stringify({ changes: changes.map(toWire) });
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt === 2;
+    let response: Response;
+    try {
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'private-token': settings.token,
+          'idempotency-key': key,
+          'user-agent': 'pulsegate-hook',
+        },
+        body,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (error) {
+      const timedOut = (error as Error).name === 'TimeoutError';
+      if (!last && !timedOut) {
+        await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
+        continue;
+      }
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const why = timedOut
+        ? `no answer within ${TIMEOUT_MS / 1000} s`
+        : (cause?.code ?? cause?.message ?? (error as Error).message);
+      throw new HookFailure(`cannot reach ${settings.url}: ${why}`);
+    }
+    const text = await response.text();
+    if (!last && RETRIED_STATUSES.has(response.status)) {
+      await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (response.status !== 201) throw new HookFailure(refusal(response.status, parsed, settings));
+    return (parsed as { events: ReportedEvent[] }).events;
   }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (response.status !== 201) throw new HookFailure(refusal(response.status, body, settings));
-  return (body as { events: ReportedEvent[] }).events;
 }
 
 class HookFailure extends Error {}
@@ -270,8 +300,9 @@ async function postReceive(): Promise<number> {
     const updates = parseRefUpdates(await readStdin()).filter((u) => isReportedRef(u.ref));
     const changes: PushChange[] = [];
     for (const update of updates) changes.push(await describeUpdate(update));
-    for (const batch of batches(changes)) {
-      for (const event of await report(settings, batch)) {
+    const run = randomUUID();
+    for (const [index, batch] of batches(changes).entries()) {
+      for (const event of await report(settings, batch, `pulsegate-hook-${run}-${index}`)) {
         const { ref_type: refType, ref, commit_count: commits } = event.push_data;
         process.stdout.write(
           `pulsegate: recorded event ${event.id}: ${event.action_name} ${refType} ${ref} (${commits} commit${commits === 1 ? '' : 's'})\n`,

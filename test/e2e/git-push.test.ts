@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -442,6 +443,52 @@ for (const dialect of DIALECTS) {
       );
       // Every commit of main is reachable from another ref (main itself): none are new.
       assert.equal(event.push_data.commit_count, 0);
+    });
+
+    it('a 503 is retried once with the same Idempotency-Key; the push is recorded once', async () => {
+      const keys: string[] = [];
+      const proxy = createHttpServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          keys.push(String(req.headers['idempotency-key']));
+          if (keys.length === 1) {
+            res.writeHead(503, { 'content-type': 'application/json' });
+            return res.end('{"message":"503 Service Unavailable"}');
+          }
+          void fetch(`${server.url}${req.url}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'private-token': String(req.headers['private-token']),
+              'idempotency-key': String(req.headers['idempotency-key']),
+            },
+            body: Buffer.concat(chunks),
+          }).then(async (answer) => {
+            res.writeHead(answer.status, { 'content-type': 'application/json' });
+            res.end(await answer.text());
+          });
+        });
+      });
+      await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+      try {
+        const { port } = proxy.address() as { port: number };
+        const head = gitOk(['rev-parse', 'refs/heads/main'], bare);
+        const before = (await pushEvents()).length;
+        const r = await hook(`${ZERO} ${head} refs/tags/retried\n`, {
+          ...hookEnv(developer),
+          PULSEGATE_URL: `http://127.0.0.1:${port}`,
+        });
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(keys.length, 2);
+        assert.match(keys[0]!, /^pulsegate-hook-[0-9a-f-]{36}-0$/);
+        assert.equal(keys[1], keys[0]);
+        const events = await pushEvents();
+        assert.equal(events.length, before + 1);
+        assert.equal(events.at(-1)!.push_data.ref, 'retried');
+      } finally {
+        await new Promise((done) => proxy.close(done));
+      }
     });
 
     const valid = (extra: Record<string, unknown> = {}) => ({
