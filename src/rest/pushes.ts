@@ -2,7 +2,8 @@
  * `POST /projects/:id/pushes`: a repository's post-receive hook (`pulsegate hook post-receive`)
  * reports a push. Modelled on GitLab's `POST /internal/post_receive`, but authenticated as the
  * pusher (a token with scope `api`, Developer access) instead of by a shared secret, and carrying
- * the commits, since pulsegate does not host the repository. One `pushed` event per ref change.
+ * the commits, since pulsegate does not host the repository. One `pushed` event per ref change;
+ * an `Idempotency-Key` (the hook sends one per run) makes a retried report record nothing again.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { actionName } from '../domain/vocabulary.js';
@@ -10,9 +11,9 @@ import { parsePushChanges } from '../domain/push-changes.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
-import { sendJson } from '../http/json.js';
 import { ID_PARAM } from './params.js';
 import { presentPushSummary } from './present.js';
+import { write } from './writes.js';
 
 type PushRequest = FastifyRequest<{ Params: { id: string }; Body: unknown }>;
 
@@ -21,24 +22,23 @@ export function pushRoutes(app: FastifyInstance, services: Services): void {
     '/projects/:id/pushes',
     { schema: { params: ID_PARAM } },
     async (request: PushRequest, reply) => {
-      const principal = (await authenticate(
-        services,
-        request,
-        reply,
-        ENDPOINT_SCOPES.project,
-        true,
-      ))!;
+      // As Grape: authentication before the parameters are checked, the project after.
+      await authenticate(services, request, reply, ENDPOINT_SCOPES.project, true);
       const changes = parsePushChanges(request.body);
-      const receipt = await services.content.write(principal, (ops) =>
-        ops.pushes.receive(request.params.id, changes, services.config.externalUrl),
-      );
-      return sendJson(reply, 201, {
-        project_id: receipt.projectId,
-        events: receipt.pushes.map(({ eventId, push }) => ({
-          id: eventId,
-          action_name: actionName('pushed', null, push.action),
-          push_data: presentPushSummary(push),
-        })),
+      return write(services, request, reply, 201, async (ops) => {
+        const receipt = await ops.pushes.receive(
+          request.params.id,
+          changes,
+          services.config.externalUrl,
+        );
+        return {
+          project_id: receipt.projectId,
+          events: receipt.pushes.map(({ eventId, push }) => ({
+            id: eventId,
+            action_name: actionName('pushed', null, push.action),
+            push_data: presentPushSummary(push),
+          })),
+        };
       });
     },
   );

@@ -581,6 +581,27 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(unknown.body, { message: '404 Project Not Found' });
     });
 
+    it('a report retried with the same Idempotency-Key gets the first answer and records nothing again', async () => {
+      const send = () =>
+        call(server.url, `/api/v4/projects/${projectId}/pushes`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'private-token': developer,
+            'idempotency-key': 'pulsegate-hook-test-0',
+          },
+          body: JSON.stringify({ changes: [valid({ ref: 'refs/heads/idempotent' })] }),
+        });
+      const before = (await pushEvents()).length;
+      const first = await send();
+      assert.equal(first.status, 201, first.text);
+      const again = await send();
+      assert.equal(again.status, 201);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.text, first.text);
+      assert.equal((await pushEvents()).length, before + 1);
+    });
+
     it('bad bodies get exact Grape 400s', async () => {
       const cases: Array<[unknown, string]> = [
         [{}, 'changes is missing'],
