@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
+import { HOOK_USAGE, runHookCommand } from './cli/hook.js';
 import { KEYS_USAGE, runKeysCommand } from './cli/keys.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
 import { ImportError } from './data/import.js';
@@ -23,7 +24,7 @@ Commands:
         [--webhooks-allow-local]  Let webhooks reach loopback, link-local and private
                             addresses (env PULSEGATE_WEBHOOKS_ALLOW_LOCAL=true; off by default)
   migrate                   Apply database migrations
-${DATA_USAGE}${KEYS_USAGE}
+${DATA_USAGE}${KEYS_USAGE}${HOOK_USAGE}
 Common options:
   --database-url URL        sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…
   --port N                  Port to listen on (default 3000, env PORT)
@@ -157,6 +158,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'keys':
       return runKeysCommand(rest);
+    case 'hook':
+      return runHookCommand(rest);
     default: {
       const data = runDataCommand(command, rest);
       if (data) return data;

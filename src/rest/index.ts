@@ -14,6 +14,7 @@ import { milestoneRoutes } from './milestones.js';
 import { noteRoutes } from './notes.js';
 import { projectRoutes } from './projects.js';
 import { hookRoutes } from './hooks.js';
+import { pushRoutes } from './pushes.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -33,5 +34,6 @@ export function restApi(services: Services, revision: string) {
     milestoneRoutes(app, services);
     noteRoutes(app, services);
     hookRoutes(app, services);
+    pushRoutes(app, services);
   };
 }

@@ -110,7 +110,8 @@ function presentPushData(event: EventView, push: PushView, externalUrl: string) 
   };
 }
 
-function presentPushSummary(push: PushView) {
+/** `push_data` of an event (REST events list and the push endpoint). */
+export function presentPushSummary(push: PushView) {
   return {
     commit_count: push.commitCount,
     action: push.action,

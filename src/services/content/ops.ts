@@ -9,6 +9,7 @@ import { MergeRequestOps } from './merge-requests.js';
 import { MilestoneOps } from './milestones.js';
 import { NoteOps } from './notes.js';
 import { ProjectOps } from './projects.js';
+import { PushOps } from './pushes.js';
 
 export class ContentOps {
   readonly projects: ProjectOps;
@@ -17,6 +18,7 @@ export class ContentOps {
   readonly mergeRequests: MergeRequestOps;
   readonly milestones: MilestoneOps;
   readonly notes: NoteOps;
+  readonly pushes: PushOps;
 
   constructor(readonly context: OpsContext) {
     this.projects = new ProjectOps(context);
@@ -25,5 +27,6 @@ export class ContentOps {
     this.mergeRequests = new MergeRequestOps(context);
     this.milestones = new MilestoneOps(context);
     this.notes = new NoteOps(context);
+    this.pushes = new PushOps(context);
   }
 }
