@@ -325,7 +325,14 @@ export interface IdempotencyKeysTable {
   created_at: EpochMs;
 }
 
+/** Per-project counters of changes that alter existing listings (migration 013); 0 = any project. */
+export interface ListingEpochsTable {
+  project_id: number;
+  epoch: number;
+}
+
 export interface Database {
+  listing_epochs: ListingEpochsTable;
   idempotency_keys: IdempotencyKeysTable;
   merge_request_approvals: MergeRequestApprovalsTable;
   /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */

@@ -11,6 +11,7 @@ import * as throttlePending from './005_throttle_pending.js';
 import * as apiRateLimit from './006_api_rate_limit.js';
 import * as oidc from './007_oidc.js';
 import * as writes from './008_writes.js';
+import * as listingEpochs from './013_listing_epochs.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -27,4 +28,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '006_api_rate_limit', up: apiRateLimit.up },
   { name: '007_oidc', up: oidc.up },
   { name: '008_writes', up: writes.up },
+  { name: '013_listing_epochs', up: listingEpochs.up },
 ];
