@@ -52,6 +52,8 @@ export interface ListingHead {
   id: number;
   /** The epoch of all projects (`listing_epochs` row 0): moves when any project's moves. */
   epoch: number;
+  /** Event deletions so far (row -1): SQLite may reuse a deleted highest id. */
+  deletions: number;
 }
 
 /** One appended event, as the change feed reports it. */
@@ -230,15 +232,23 @@ export class EventStore {
   async head(): Promise<ListingHead> {
     const row = await this.db
       .selectNoFrom((eb) => [
-        eb.selectFrom('events').select((e) => e.fn.max('id').as('m')).as('id'),
+        eb
+          .selectFrom('events')
+          .select((e) => e.fn.max('id').as('m'))
+          .as('id'),
+        eb.selectFrom('listing_epochs').select('epoch').where('project_id', '=', 0).as('epoch'),
         eb
           .selectFrom('listing_epochs')
           .select('epoch')
-          .where('project_id', '=', 0)
-          .as('epoch'),
+          .where('project_id', '=', -1)
+          .as('deletions'),
       ])
       .executeTakeFirstOrThrow();
-    return { id: Number(row.id ?? 0), epoch: Number(row.epoch ?? 0) };
+    return {
+      id: Number(row.id ?? 0),
+      epoch: Number(row.epoch ?? 0),
+      deletions: Number(row.deletions ?? 0),
+    };
   }
 
   /** Every project's epoch (projects never changed have none: 0). */
@@ -293,9 +303,13 @@ export class EventStore {
 
   /** One walk of one source: the base query bounded, ordered and limited. */
   private single(q: EventQuery, w: Walk, limit: number, offset?: number) {
-    let query = (
-      w.idsOnly ? this.base(q).select('e.id') : this.base(q).selectAll('e')
-    ) as unknown as SelectQueryBuilder<Database & { e: Database['events'] }, 'e', EventRow>;
+    let query = (w.idsOnly
+      ? this.base(q).select('e.id')
+      : this.base(q).selectAll('e')) as unknown as SelectQueryBuilder<
+      Database & { e: Database['events'] },
+      'e',
+      EventRow
+    >;
     if (w.lower) query = query.where('e.id', w.lower.inclusive ? '>=' : '>', w.lower.id);
     if (w.upper) query = query.where('e.id', w.upper.inclusive ? '<=' : '<', w.upper.id);
     if (!w.unordered) query = query.orderBy('e.id', w.descending ? 'desc' : 'asc');
@@ -320,7 +334,9 @@ export class EventStore {
       this.db.selectFrom(this.single(part, w, per).as('run')).selectAll(),
     );
     const merged = runs.reduce((all, run) => all.unionAll(run as never));
-    let outer = this.db.selectFrom(merged.as('merged')).selectAll() as unknown as SelectQueryBuilder<
+    let outer = this.db
+      .selectFrom(merged.as('merged'))
+      .selectAll() as unknown as SelectQueryBuilder<
       Database & { merged: Database['events'] },
       'merged',
       EventRow

@@ -59,6 +59,8 @@ export interface Entry {
   readonly upTo: number;
   /** The epoch (the project's, or all projects' for cross-project listings) it was built under. */
   readonly epoch: number;
+  /** Event deletions when it was built: a deletion may free an id below the mark for reuse. */
+  readonly deletions: number;
   /** Capped count: min(matching events, MAX_COUNT + 1). */
   count?: number;
   /** Sorted by offset. */
@@ -90,12 +92,12 @@ export class ListingCache {
     const epoch =
       q.source.kind === 'project' ? (snapshot.epochs.get(q.source.projectId) ?? 0) : snapshot.epoch;
     let entry = this.entries.get(key);
-    if (entry && entry.epoch !== epoch) {
+    if (entry && (entry.epoch !== epoch || entry.deletions !== snapshot.deletions)) {
       this.metrics.listingRefresh('rebuilt');
       entry = undefined;
     }
     if (!entry) {
-      entry = this.fresh(snapshot.id, epoch);
+      entry = this.fresh(snapshot.id, epoch, snapshot.deletions);
       this.install(key, entry);
     } else if (entry.upTo < snapshot.id) {
       const forwarded = await this.forward(q, entry, snapshot.id);
@@ -109,10 +111,11 @@ export class ListingCache {
     return { entry, q: { ...q, upTo: entry.upTo } };
   }
 
-  private fresh(upTo: number, epoch: number): Entry {
+  private fresh(upTo: number, epoch: number, deletions: number): Entry {
     return {
       upTo,
       epoch,
+      deletions,
       checkpoints: [],
       pages: this.pages ? new Map() : null,
       windows: this.pages ? new Map() : null,
@@ -133,7 +136,7 @@ export class ListingCache {
     const rows = await this.store.events.since({ ...q, upTo: head }, old.upTo, MAX_FORWARD + 1);
     if (rows.length > MAX_FORWARD) {
       this.metrics.listingRefresh('rebuilt');
-      return this.fresh(head, old.epoch);
+      return this.fresh(head, old.epoch, old.deletions);
     }
     this.metrics.listingRefresh('forwarded');
     if (rows.length === 0) return { ...old, upTo: head };
@@ -142,6 +145,7 @@ export class ListingCache {
     return {
       upTo: head,
       epoch: old.epoch,
+      deletions: old.deletions,
       ...(old.count === undefined ? {} : { count: Math.min(old.count + n, MAX_COUNT + 1) }),
       // Newest first: the new rows come before every checkpoint. Oldest first: after them all.
       checkpoints: desc
@@ -250,7 +254,8 @@ export async function seek(
     base = c;
   }
   // A checkpoint close enough below the offset: walk from it directly.
-  if (base && offset - base.offset < CHECKPOINT) return { fromId: base.id, skip: offset - base.offset };
+  if (base && offset - base.offset < CHECKPOINT)
+    return { fromId: base.id, skip: offset - base.offset };
   const fromOffset = base?.offset ?? 0;
   const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset);
   if (id === null) return { fromId: undefined, skip: 0 };

@@ -20,6 +20,8 @@ export interface ListingSnapshot {
   epoch: number;
   /** Per-project epochs read no later than this snapshot's queries (0 when absent). */
   epochs: ReadonlyMap<number, number>;
+  /** Event deletions so far: when it moves, every mark is suspect (ids can be reused). */
+  deletions: number;
 }
 
 /** A head further than this from the last one is not read event by event: marks start over. */
@@ -34,6 +36,7 @@ export class ListingClock {
   /** Ids at or below `synced` are in the feed maps; ids from `floor` on are known there. */
   private synced = -1;
   private floorId = 0;
+  private deletions = -1;
   private readonly byProject = new Map<number, number>();
   private readonly byAuthor = new Map<number, number>();
   private feed: Promise<void> = Promise.resolve();
@@ -81,8 +84,13 @@ export class ListingClock {
       this.epochs = await this.store.events.epochs();
       this.epochsAt = head.epoch;
     }
-    await this.follow(head.id);
-    const snapshot: ListingSnapshot = { id: head.id, epoch: head.epoch, epochs: this.epochs };
+    await this.follow(head.id, head.deletions);
+    const snapshot: ListingSnapshot = {
+      id: head.id,
+      epoch: head.epoch,
+      epochs: this.epochs,
+      deletions: head.deletions,
+    };
     if (!this.snapshot || snapshot.id >= this.snapshot.id) {
       this.snapshot = snapshot;
       this.version = version;
@@ -91,10 +99,12 @@ export class ListingClock {
   }
 
   /** Brings the feed maps up to `head`, one reader at a time. */
-  private follow(head: number): Promise<void> {
+  private follow(head: number, deletions: number): Promise<void> {
     const run = this.feed.then(async () => {
-      if (head <= this.synced) return;
-      if (this.synced < 0 || head - this.synced > MAX_FEED_GAP) {
+      const reset = deletions !== this.deletions;
+      this.deletions = deletions;
+      if (head <= this.synced && !reset) return;
+      if (reset || this.synced < 0 || head - this.synced > MAX_FEED_GAP) {
         // First read, or a bulk load: start the feed here; older marks walk instead of trusting it.
         this.byProject.clear();
         this.byAuthor.clear();

@@ -5,6 +5,9 @@
  * or author changed. Appending events does not move it: listing caches bring themselves forward
  * over new ids instead (services/activity/listing-cache.ts).
  *
+ * Row -1 counts event deletions (and moves) alone: SQLite reuses the highest id after it is
+ * deleted, so a cache holding marks at or above a deleted id must start over, whatever project.
+ *
  * Triggers bump the epochs inside the writing transaction, so no write path can forget to, and a
  * reader never sees the change without the bump (they commit together).
  */
@@ -24,7 +27,11 @@ const SOURCES: Array<{
     project: (r) => `${r}.project_id`,
   },
   { table: 'projects', events: ['UPDATE OF visibility'], project: (r) => `${r}.id` },
-  { table: 'issues', events: ['UPDATE OF confidential, author_id'], project: (r) => `${r}.project_id` },
+  {
+    table: 'issues',
+    events: ['UPDATE OF confidential, author_id'],
+    project: (r) => `${r}.project_id`,
+  },
 ];
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
@@ -33,7 +40,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('project_id', 'integer', (c) => c.primaryKey())
     .addColumn('epoch', 'bigint', (c) => c.notNull())
     .execute();
-  await sql`INSERT INTO listing_epochs (project_id, epoch) VALUES (0, 0)`.execute(db);
+  await sql`INSERT INTO listing_epochs (project_id, epoch) VALUES (0, 0), (-1, 0)`.execute(db);
 
   if (ctx.dialect === 'postgres') {
     // One function serves every table: it is told which column names the project.
@@ -49,6 +56,9 @@ BEGIN
   END IF;
   INSERT INTO listing_epochs (project_id, epoch) VALUES (pid, 1), (0, 1)
     ON CONFLICT (project_id) DO UPDATE SET epoch = listing_epochs.epoch + 1;
+  IF TG_TABLE_NAME = 'events' THEN
+    UPDATE listing_epochs SET epoch = epoch + 1 WHERE project_id = -1;
+  END IF;
   IF TG_OP = 'UPDATE' THEN
     -- A row moved to another project changes that project's listings too.
     EXECUTE format('SELECT ($1).%I', TG_ARGV[0]) INTO pid USING OLD;
@@ -90,7 +100,7 @@ END $$ LANGUAGE plpgsql`,
           `CREATE TRIGGER ${source.table}_epoch_${kind.toLowerCase()} AFTER ${event} ON ${source.table}
            FOR EACH ROW BEGIN
              ${bumps}
-             UPDATE listing_epochs SET epoch = epoch + 1 WHERE project_id = 0;
+             UPDATE listing_epochs SET epoch = epoch + 1 WHERE project_id IN (0${source.table === 'events' ? ', -1' : ''});
            END`,
         )
         .execute(db);

@@ -1,0 +1,18 @@
+import { openStore } from './src/store/store.js';
+import { ListingClock } from './src/services/activity/listing-clock.js';
+import { actionCode } from './src/domain/vocabulary.js';
+import { sql } from 'kysely';
+const url = 'sqlite:/tmp/sp/d.db';
+const a = await openStore(url);
+const w = await openStore(url);
+await sql`insert into users (id, username, name, email, state, admin, two_factor_enabled, private_profile, created_at) values (1,'a','a','a@x','active',0,0,0,0)`.execute(a.db);
+await sql`insert into projects (id, namespace, path, full_path, name, description, visibility, creator_id, created_at) values (5,'g','p','g/p','p','', 'public',1,0)`.execute(a.db);
+const clock = new ListingClock(a);
+const ev = () => w.transaction((tx) => tx.events.append({ project_id: 5, author_id: 1, action: actionCode('created'), target_type: null, target_id: null, issue_id: null, created_at: 0 }));
+console.log(await clock.current(), a.dataVersion());
+await ev();
+await new Promise((r) => setImmediate(r));
+console.log(await clock.current(), a.dataVersion(), clock.lastOfProject(5));
+await ev();
+await new Promise((r) => setImmediate(r));
+console.log(await clock.current(), a.dataVersion(), clock.lastOfProject(5));
