@@ -164,7 +164,13 @@ export class EventStore {
       }
     }
 
-    if (q.upTo !== undefined) query = query.where('e.id', '<=', q.upTo);
+    if (q.upTo !== undefined) {
+      // SQLite would take `id <= head` (nearly the whole table) for a rowid range and walk it
+      // instead of the listing's index; the unary plus keeps it a filter there. It costs only the
+      // few rows above the head. PostgreSQL uses it as an index condition on the same walk.
+      const id = this.dialect === 'sqlite' ? sql<number>`+e.id` : sql<number>`e.id`;
+      query = query.where(id, '<=', q.upTo);
+    }
     if (filter.action) query = query.where('e.action', '=', actionCode(filter.action));
     if (filter.targetType) query = query.where('e.target_type', '=', filter.targetType);
     if (filter.createdBefore !== undefined)
