@@ -65,11 +65,6 @@ interface SetupResult {
 
 const WRITE_RATES = [0, 5, 50];
 
-if (!pinSelf()) {
-  ensureBuilt();
-  await main();
-}
-
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -474,13 +469,15 @@ async function startWriter(url: string) {
     execFileSync('taskset', ['-pc', LOAD_CPU, String(child.pid)], { stdio: 'ignore' });
   const reply = <T>(match: (m: Record<string, unknown>) => boolean) =>
     new Promise<T>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`writer exited (${code})`));
       const onMessage = (m: Record<string, unknown>) => {
         if (!match(m)) return;
         child.off('message', onMessage);
+        child.off('exit', onExit);
         resolve(m as T);
       };
       child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`writer exited (${code})`)));
+      child.once('exit', onExit);
     });
   await reply((m) => m.ready === true);
   return {
@@ -501,4 +498,10 @@ async function startWriter(url: string) {
         child.disconnect();
       }),
   };
+}
+
+// Last: main() reads the constants above.
+if (!pinSelf()) {
+  ensureBuilt();
+  await main();
 }

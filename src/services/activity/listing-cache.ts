@@ -152,7 +152,7 @@ export class ListingCache {
         ? old.checkpoints.map((c) => ({ offset: c.offset + n, id: c.id }))
         : old.checkpoints,
       pages: old.pages && (await this.forwardPages(old.pages, rows, desc)),
-      windows: old.windows && forwardWindows(old.windows, rows, desc),
+      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc)),
     };
   }
 
@@ -198,35 +198,41 @@ export class ListingCache {
     }
     return out;
   }
-}
 
-/**
- * Windows that new rows leave as they were: those whose id bounds exclude every new id, and full
- * windows walking up the ids (the new ids lie past their last row).
- */
-function forwardWindows(
-  windows: Map<string, CachedWindow>,
-  rows: EventRow[],
-  desc: boolean,
-): Map<string, CachedWindow> {
-  const out = new Map<string, CachedWindow>();
-  for (const [key, w] of windows) {
-    // In id terms: afterId bounds from below when ascending, from above when descending.
-    let upper = Infinity;
-    let lower = -Infinity;
-    if (w.afterId !== undefined) {
-      if (desc) upper = w.afterId;
-      else lower = w.afterId;
+  /**
+   * Windows that new rows leave as they were: those whose id bounds exclude every new id, and full
+   * windows walking up the ids (the new ids lie past their last row). The newest-first window from
+   * the top (a feed's first page) gets the new rows prepended instead.
+   */
+  private async forwardWindows(
+    windows: Map<string, CachedWindow>,
+    rows: EventRow[],
+    desc: boolean,
+  ): Promise<Map<string, CachedWindow>> {
+    const out = new Map<string, CachedWindow>();
+    for (const [key, w] of windows) {
+      if (desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined) {
+        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse());
+        out.set(key, { ...w, views: [...newest, ...w.views].slice(0, w.limit) });
+        continue;
+      }
+      // In id terms: afterId bounds from below when ascending, from above when descending.
+      let upper = Infinity;
+      let lower = -Infinity;
+      if (w.afterId !== undefined) {
+        if (desc) upper = w.afterId;
+        else lower = w.afterId;
+      }
+      if (w.beforeId !== undefined) {
+        if (desc) lower = w.beforeId;
+        else upper = w.beforeId;
+      }
+      const touched = rows.some((r) => r.id > lower && r.id < upper);
+      const walksUp = desc === w.reverse;
+      if (!touched || (walksUp && w.views.length === w.limit)) out.set(key, w);
     }
-    if (w.beforeId !== undefined) {
-      if (desc) lower = w.beforeId;
-      else upper = w.beforeId;
-    }
-    const touched = rows.some((r) => r.id > lower && r.id < upper);
-    const walksUp = desc === w.reverse;
-    if (!touched || (walksUp && w.views.length === w.limit)) out.set(key, w);
+    return out;
   }
-  return out;
 }
 
 /** Remembers a page or window, dropping the oldest past the per-listing bound. */
