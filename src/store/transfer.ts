@@ -107,9 +107,17 @@ export class TransferStore {
 
   /** Runs a whole import in one transaction: everything is written, or nothing. */
   importTransaction<T>(run: (tx: ImportTransaction) => Promise<T>): Promise<T> {
-    return this.db
-      .transaction()
-      .execute((trx) => run(new ImportTransaction(trx, this.store.dialect)));
+    return this.db.transaction().execute(async (trx) => {
+      const result = await run(new ImportTransaction(trx, this.store.dialect));
+      // Imported events keep their ids, which may lie below what running servers have cached up
+      // to: every listing cache starts over (see docs/listing-caches.md), with the import's commit.
+      await trx
+        .updateTable('listing_epochs')
+        .set((eb) => ({ epoch: eb('epoch', '+', 1) }))
+        .where('project_id', 'in', [0, -1])
+        .execute();
+      return result;
+    });
   }
 
   /** After a bulk load: see Store.settle. */
