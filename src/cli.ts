@@ -19,8 +19,8 @@ const USAGE = `Usage: pulsegate <command> [options]
 Commands:
   serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
         [--no-page-cache]   Turn off whole-page/result caches (env PULSEGATE_PAGE_CACHE=false)
-        [--workers N]       Processes answering on the port (default: one per core; 1 with
-                            --demo; env PULSEGATE_WORKERS)
+        [--workers N|auto]  Processes answering on the port (default 1; auto: one per core,
+                            1 with --demo; env PULSEGATE_WORKERS)
         [--shutdown-timeout S]  On SIGTERM/SIGINT, wait at most S seconds (default 10) for
                             requests in flight (env PULSEGATE_SHUTDOWN_TIMEOUT)
   migrate                   Apply database migrations

@@ -16,16 +16,20 @@ import { availableParallelism } from 'node:os';
 const EARLY_DEATH_MS = 5_000;
 const MAX_EARLY_DEATHS = 3;
 
-/** `--workers` / PULSEGATE_WORKERS; by default one per core, but one for the demo. */
+/**
+ * `--workers` / PULSEGATE_WORKERS: a count, or `auto` for one per core (one for the demo). The
+ * default stays one process, as process managers and the shutdown contract expect of `serve`.
+ */
 export function workerCount(
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
   demo: boolean,
 ): number {
   const raw = flag ?? env.PULSEGATE_WORKERS;
-  if (raw === undefined || raw === '') return demo ? 1 : availableParallelism();
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'auto') return demo ? 1 : availableParallelism();
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 256) {
-    throw new WorkerCountError(`--workers must be an integer from 1 to 256, got ${raw}`);
+    throw new WorkerCountError(`--workers must be auto or an integer from 1 to 256, got ${raw}`);
   }
   return Number(raw);
 }
