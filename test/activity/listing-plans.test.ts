@@ -120,7 +120,9 @@ for (const dialect of DIALECTS) {
           const indexed = plan.some((line) =>
             dialect === 'sqlite'
               ? /SEARCH (e|events) USING (COVERING )?INDEX events_/.test(line)
-              : /Index (Only )?Scan( Backward)? using events_/.test(line),
+              : /Index (Only )?Scan( Backward)? using events_|Bitmap Index Scan on events_/.test(
+                  line,
+                ),
           );
           assert.ok(indexed, `${name} ${label} walks an events index:\n${plan.join('\n')}`);
         }
@@ -140,7 +142,9 @@ for (const dialect of DIALECTS) {
       const walks = plan.filter((line) =>
         dialect === 'sqlite'
           ? /SEARCH e USING (COVERING )?INDEX events_project/.test(line)
-          : /Index Scan( Backward)? using events_project/.test(line),
+          : /Index (Only )?Scan( Backward)? using events_project|Bitmap Index Scan on events_project/.test(
+              line,
+            ),
       );
       assert.equal(walks.length, projects.length, plan.join('\n'));
       assert.ok(
