@@ -6,6 +6,7 @@ import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
 import { HOOK_USAGE, runHookCommand } from './cli/hook.js';
 import { KEYS_USAGE, runKeysCommand } from './cli/keys.js';
+import { WorkerCountError, isWorker, superviseWorkers, workerCount } from './cli/workers.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
 import { ImportError } from './data/import.js';
 import { NotEmptyError } from './data/seed.js';
@@ -19,6 +20,8 @@ const USAGE = `Usage: pulsegate <command> [options]
 Commands:
   serve [--demo]            Serve the API (with --demo, load demo data into an empty database)
         [--no-page-cache]   Turn off whole-page/result caches (env PULSEGATE_PAGE_CACHE=false)
+        [--workers N|auto]  Processes answering on the port (default 1; auto: one per core,
+                            1 with --demo; env PULSEGATE_WORKERS)
         [--shutdown-timeout S]  On SIGTERM/SIGINT, wait at most S seconds (default 10) for
                             requests in flight (env PULSEGATE_SHUTDOWN_TIMEOUT)
         [--webhooks-allow-local]  Let webhooks reach loopback, link-local and private
@@ -107,6 +110,13 @@ function stopOnSignals(
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // A worker of `serve --workers N` also hears its primary: the operator's signal, forwarded once
+  // (a terminal's Ctrl-C may reach the worker directly too; that must not count as a second one).
+  process.on('message', (message: { pulsegateShutdown?: NodeJS.Signals; force?: boolean }) => {
+    if (!message?.pulsegateShutdown) return;
+    if (!stopping) stop(message.pulsegateShutdown);
+    else if (message.force && !forced) force();
+  });
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -125,6 +135,7 @@ export async function main(argv: string[]): Promise<number> {
           'no-page-cache': { type: 'boolean' },
           'shutdown-timeout': { type: 'string' },
           'webhooks-allow-local': { type: 'boolean' },
+          workers: { type: 'string' },
         },
       });
       const config = loadConfig({
@@ -133,8 +144,24 @@ export async function main(argv: string[]): Promise<number> {
         shutdownTimeout: values['shutdown-timeout'],
         ...(values['webhooks-allow-local'] ? { webhooksAllowLocal: true } : {}),
       });
+      const workers = isWorker() ? 1 : workerCount(values.workers, process.env, !!values.demo);
+      if (workers > 1) {
+        // Migrations and the demo data once, before any worker opens the database.
+        const setup = await openStore(config.databaseUrl);
+        let banner = '';
+        try {
+          if (values.demo) banner = await prepareDemo(setup, systemClock, config);
+        } finally {
+          await setup.close();
+        }
+        await superviseWorkers(workers, () => {
+          if (banner) process.stdout.write(banner);
+        });
+        return -1;
+      }
       // Plain `serve` never seeds; `--demo` (npm start) loads demo data into an empty database.
-      const store = values.demo ? await openStore(config.databaseUrl) : undefined;
+      // A worker's primary has already prepared it.
+      const store = values.demo && !isWorker() ? await openStore(config.databaseUrl) : undefined;
       const banner = store ? await prepareDemo(store, systemClock, config) : '';
       // Loaded here so that data commands do not pay for compiling every face at start.
       const { buildServer } = await import('./server.js');
@@ -186,6 +213,7 @@ main(process.argv.slice(2)).then(
     }
     if (
       error instanceof ConfigError ||
+      error instanceof WorkerCountError ||
       error instanceof UsageError ||
       error instanceof ValidationError ||
       (error instanceof Error &&

@@ -24,8 +24,9 @@ export interface Config {
   /** Offer the OAuth password grant at all (a documented RFC 9700 deviation; on by default). */
   passwordGrant: boolean;
   /**
-   * Whole-result caches (REST pages, GraphQL keyset windows and results), valid while SQLite's
-   * data_version is unchanged. Off measures the cold path; counts and row caches stay on.
+   * Whole-result caches: REST pages and GraphQL keyset windows (brought forward as events are
+   * written, both dialects), whole GraphQL results (while SQLite's data_version is unchanged).
+   * Off measures the cold path; counts, checkpoints and row caches stay on.
    */
   pageCache: boolean;
   /**

@@ -7,6 +7,14 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     method?: string;
     body?: string;
+    /** Each request may be rewritten before it is sent (a random path from a mix). */
+    requests?: Array<{ setupRequest?: (request: Request) => Request }>;
+  }
+  interface Request {
+    path?: string;
+    method?: string;
+    body?: string;
+    headers?: Record<string, string>;
   }
   interface Histogram {
     average: number;

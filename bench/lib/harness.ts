@@ -48,9 +48,10 @@ export async function startNode(
   port: number,
   readyPath: string,
   env: Record<string, string> = {},
+  cpus: string = SERVER_CPU,
 ): Promise<Started> {
   const command = PINNING ? 'taskset' : process.execPath;
-  const argv = PINNING ? ['-c', SERVER_CPU, process.execPath, ...args] : args;
+  const argv = PINNING ? ['-c', cpus, process.execPath, ...args] : args;
   const child = spawn(command, argv, {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
@@ -104,6 +105,12 @@ export interface Load {
   headers?: Record<string, string>;
   method?: 'GET' | 'POST';
   body?: string;
+  /** A mix: every request takes one of these paths (GET) or bodies (POST) at random. */
+  paths?: readonly string[];
+  bodies?: readonly string[];
+  /** Runs before each measurement of this load (start a writer…), and after it. */
+  before?: () => Promise<void> | void;
+  after?: () => Promise<void> | void;
 }
 
 export interface Sample {
@@ -115,7 +122,23 @@ export interface Sample {
 }
 
 export async function measure(load: Load, seconds: number, connections: number): Promise<Sample> {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)]!;
+  const { paths, bodies } = load;
+  await load.before?.();
   const result = await autocannon({
+    ...(paths || bodies
+      ? {
+          requests: [
+            {
+              setupRequest: (request) => ({
+                ...request,
+                ...(paths ? { path: pick(paths) } : {}),
+                ...(bodies ? { body: pick(bodies) } : {}),
+              }),
+            },
+          ],
+        }
+      : {}),
     url: load.url,
     connections,
     duration: seconds,
@@ -123,6 +146,7 @@ export async function measure(load: Load, seconds: number, connections: number):
     method: load.method ?? 'GET',
     ...(load.body ? { body: load.body } : {}),
   });
+  await load.after?.();
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
@@ -179,7 +203,12 @@ export function table(rows: string[][]): string {
 }
 
 /** `pulsegate serve` on the server core, quiet and unthrottled, as the benchmarks run it. */
-export function startPulsegate(port: number, databaseUrl: string, extra: string[] = []) {
+export function startPulsegate(
+  port: number,
+  databaseUrl: string,
+  extra: string[] = [],
+  cpus: string = SERVER_CPU,
+) {
   return startNode(
     [
       'bin/pulsegate.js',
@@ -192,10 +221,14 @@ export function startPulsegate(port: number, databaseUrl: string, extra: string[
       'silent',
       '--rate-limit',
       '0',
+      // One process unless a benchmark asks for more (serve defaults to one per core).
+      ...(extra.includes('--workers') ? [] : ['--workers', '1']),
       ...extra,
     ],
     port,
     '/-/health',
+    {},
+    cpus,
   );
 }
 

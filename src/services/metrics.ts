@@ -10,12 +10,21 @@ import type { Store } from '../store/store.js';
 export type CacheName = 'rest_page' | 'graphql_window' | 'graphql_result';
 
 /** What services and faces record; `noMetrics` records nothing. */
+/**
+ * What a listing's cached entry needed before answering: nothing (`current`: no new event
+ * anywhere), only moving its mark (`skipped`: new events, none of them its own), a walk of its new
+ * events (`forwarded`), or starting over (`rebuilt`: an epoch moved, or too many new events).
+ */
+export type ListingRefresh = 'current' | 'skipped' | 'forwarded' | 'rebuilt';
+
 export interface Metrics {
   /** One lookup in a cache that could have answered (caching on, exact invalidation). */
   cacheLookup(cache: CacheName, hit: boolean): void;
+  /** One cached listing checked against the event log. */
+  listingRefresh(outcome: ListingRefresh): void;
 }
 
-export const noMetrics: Metrics = { cacheLookup: () => {} };
+export const noMetrics: Metrics = { cacheLookup: () => {}, listingRefresh: () => {} };
 
 /** Request latency buckets, in seconds: from a cached page to a slow cold listing. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -25,6 +34,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly lookups: Counter<'cache' | 'result'>;
+  private readonly refreshes: Counter<'outcome'>;
 
   constructor(store: Store) {
     const registers = [this.registry];
@@ -49,6 +59,15 @@ export class PrometheusMetrics implements Metrics {
     });
     for (const cache of ['rest_page', 'graphql_window', 'graphql_result'] as const) {
       for (const result of ['hit', 'miss']) this.lookups.inc({ cache, result }, 0);
+    }
+    this.refreshes = new Counter({
+      name: 'pulsegate_listing_refresh_total',
+      help: 'Cached listings checked against the event log, by outcome (current, skipped: other listings changed, forwarded: walked its new events, rebuilt)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['current', 'skipped', 'forwarded', 'rebuilt']) {
+      this.refreshes.inc({ outcome }, 0);
     }
     new Gauge({
       name: 'pulsegate_db_pool_connections',
@@ -79,6 +98,10 @@ export class PrometheusMetrics implements Metrics {
 
   cacheLookup(cache: CacheName, hit: boolean): void {
     this.lookups.inc({ cache, result: hit ? 'hit' : 'miss' });
+  }
+
+  listingRefresh(outcome: ListingRefresh): void {
+    this.refreshes.inc({ outcome });
   }
 
   /** `route` is the route's pattern (`/api/v4/projects/:id/events`), never the requested URL. */

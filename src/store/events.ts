@@ -10,6 +10,7 @@ import {
   type Viewer,
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
+import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
 
 /** Where the events come from. */
@@ -31,7 +32,54 @@ export interface EventQuery {
   source: EventSource;
   filter: EventFilter;
   viewer: Viewer | null;
+  /**
+   * Only events with ids up to this one (the head a reader saw, see `head()`): every query of one
+   * answer then describes the same moment, however many commits land between its queries.
+   */
+  upTo?: number;
 }
+
+/** A project the user of a `memberships` source belongs to, as its per-project walk needs it. */
+export interface MemberProject {
+  projectId: number;
+  visibility: string;
+  accessLevel: number;
+}
+
+/** What a reader needs to know whether its cached listings are current (see `head()`). */
+export interface ListingHead {
+  /** The highest committed event id: every id at or below it is settled (committed or never). */
+  id: number;
+  /** The epoch of all projects (`listing_epochs` row 0): moves when any project's moves. */
+  epoch: number;
+  /** Event deletions so far (row -1): SQLite may reuse a deleted highest id. */
+  deletions: number;
+}
+
+/** One appended event, as the change feed reports it. */
+export interface EventChange {
+  id: number;
+  project_id: number;
+  author_id: number;
+}
+
+/**
+ * A walk over a listing's rows in id order: bounds, direction, how many. `unordered` (counting)
+ * lets the database stop at `limit` rows without sorting them.
+ */
+interface Walk {
+  lower?: { id: number; inclusive: boolean };
+  upper?: { id: number; inclusive: boolean };
+  descending: boolean;
+  limit: number;
+  offset?: number;
+  idsOnly?: boolean;
+  unordered?: boolean;
+}
+
+/** Above this many member projects scope=all is one joined walk instead of per-project walks. */
+const MAX_MERGED_PROJECTS = 200;
+/** Any number: every writer of events holds this transaction-scoped lock while it appends. */
 
 export type EventWindow =
   | { kind: 'offset'; offset: number; limit: number }
@@ -48,7 +96,33 @@ const PUSHED = actionCode('pushed');
 const PROJECT_ACTIVITY_INTERVAL_MS = 60 * 60 * 1000;
 
 export class EventStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly members: RowCache<number, MemberProject[]>;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
+    dataVersion: () => number | null = () => null,
+  ) {
+    this.members = new RowCache(dataVersion);
+  }
+
+  /** The projects a user is a member of, with their visibility and the user's access level. */
+  memberProjects(userId: number): Promise<MemberProject[]> {
+    return this.members.get(userId, async () => {
+      const rows = await this.db
+        .selectFrom('project_members as m')
+        .innerJoin('projects as p', 'p.id', 'm.project_id')
+        .select(['m.project_id', 'm.access_level', 'p.visibility'])
+        .where('m.user_id', '=', userId)
+        .orderBy('m.project_id')
+        .execute();
+      return rows.map((r) => ({
+        projectId: r.project_id,
+        visibility: r.visibility,
+        accessLevel: r.access_level,
+      }));
+    });
+  }
 
   /** The base query: source, filter and visibility, no order or limit. */
   private base(q: EventQuery) {
@@ -90,6 +164,13 @@ export class EventStore {
       }
     }
 
+    if (q.upTo !== undefined) {
+      // SQLite would take `id <= head` (nearly the whole table) for a rowid range and walk it
+      // instead of the listing's index; the unary plus keeps it a filter there. It costs only the
+      // few rows above the head. PostgreSQL uses it as an index condition on the same walk.
+      const id = this.dialect === 'sqlite' ? sql<number>`+e.id` : sql<number>`e.id`;
+      query = query.where(id, '<=', q.upTo);
+    }
     if (filter.action) query = query.where('e.action', '=', actionCode(filter.action));
     if (filter.targetType) query = query.where('e.target_type', '=', filter.targetType);
     if (filter.kinds) {
@@ -153,7 +234,6 @@ export class EventStore {
     });
   }
 
-  /** Counts up to `cap + 1` matching events (a capped count walks at most that many rows). */
   /** The highest event id (0 for none): events are only ever appended, so its rate is theirs. */
   async newestId(): Promise<number> {
     const row = await this.db
@@ -167,7 +247,7 @@ export class EventStore {
    * Events after `afterId`, in id order, without visibility: only what live delivery needs to tell
    * which subscriptions may be concerned (each then reads through its own listing).
    */
-  async since(
+  async appendedAfter(
     afterId: number,
     limit: number,
   ): Promise<Pick<EventRow, 'id' | 'project_id' | 'author_id' | 'action' | 'target_type'>[]> {
@@ -180,10 +260,138 @@ export class EventStore {
       .execute();
   }
 
+  /**
+   * The head and the all-projects epoch, read in one statement (one snapshot). Every id at or
+   * below the head is settled: on SQLite writers are serialized, on PostgreSQL every appender
+   * holds one transaction lock from before its id is drawn until it commits (see `append`).
+   */
+  async head(): Promise<ListingHead> {
+    const row = await this.db
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom('events')
+          .select((e) => e.fn.max('id').as('m'))
+          .as('id'),
+        eb.selectFrom('listing_epochs').select('epoch').where('project_id', '=', 0).as('epoch'),
+        eb
+          .selectFrom('listing_epochs')
+          .select('epoch')
+          .where('project_id', '=', -1)
+          .as('deletions'),
+      ])
+      .executeTakeFirstOrThrow();
+    return {
+      id: Number(row.id ?? 0),
+      epoch: Number(row.epoch ?? 0),
+      deletions: Number(row.deletions ?? 0),
+    };
+  }
+
+  /** Every project's epoch (projects never changed have none: 0). */
+  async epochs(): Promise<Map<number, number>> {
+    const rows = await this.db.selectFrom('listing_epochs').selectAll().execute();
+    return new Map(rows.map((r) => [r.project_id, Number(r.epoch)]));
+  }
+
+  /**
+   * Moves a project's epoch (and the all-projects one) in the caller's transaction, for changes the
+   * triggers of migration 013 do not see. Null moves only the all-projects epoch.
+   */
+  async bumpEpoch(projectId: number | null): Promise<void> {
+    const ids = projectId === null || projectId === 0 ? [0] : [projectId, 0];
+    for (const id of ids) {
+      await this.db
+        .insertInto('listing_epochs')
+        .values({ project_id: id, epoch: 1 })
+        .onConflict((oc) =>
+          oc.column('project_id').doUpdateSet({ epoch: sql`listing_epochs.epoch + 1` }),
+        )
+        .execute();
+    }
+  }
+
+  /** Events appended after `afterId` up to `upTo` (both settled heads), id order, primary key walk. */
+  async changes(afterId: number, upTo: number): Promise<EventChange[]> {
+    return this.db
+      .selectFrom('events')
+      .select(['id', 'project_id', 'author_id'])
+      .where('id', '>', afterId)
+      .where('id', '<=', upTo)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** The per-project walks a memberships source merges, or null when it is one joined walk. */
+  private async parts(q: EventQuery): Promise<EventQuery[] | null> {
+    if (q.source.kind !== 'memberships') return null;
+    const projects = await this.memberProjects(q.source.userId);
+    if (projects.length > MAX_MERGED_PROJECTS) return null;
+    return projects.map((p) => ({
+      ...q,
+      source: {
+        kind: 'project',
+        projectId: p.projectId,
+        visibility: p.visibility,
+        accessLevel: p.accessLevel,
+      },
+    }));
+  }
+
+  /** One walk of one source: the base query bounded, ordered and limited. */
+  private single(q: EventQuery, w: Walk, limit: number, offset?: number) {
+    let query = (w.idsOnly
+      ? this.base(q).select('e.id')
+      : this.base(q).selectAll('e')) as unknown as SelectQueryBuilder<
+      Database & { e: Database['events'] },
+      'e',
+      EventRow
+    >;
+    if (w.lower) query = query.where('e.id', w.lower.inclusive ? '>=' : '>', w.lower.id);
+    if (w.upper) query = query.where('e.id', w.upper.inclusive ? '<=' : '<', w.upper.id);
+    if (!w.unordered) query = query.orderBy('e.id', w.descending ? 'desc' : 'asc');
+    query = query.limit(limit);
+    if (offset) query = query.offset(offset);
+    return query;
+  }
+
+  /**
+   * A walk as one query. A memberships source (scope=all) is a k-way merge: every member project is
+   * walked on its own (project_id, id) index for at most offset + limit rows, with that project's
+   * visibility rules, and the outer query merges those short runs. A page costs
+   * O(projects × (offset + limit)) index entries whatever the listing's size. Null: nothing to walk.
+   */
+  private async walk(q: EventQuery, w: Walk) {
+    const parts = await this.parts(q);
+    if (!parts) return this.single(q, w, w.limit, w.offset);
+    if (parts.length === 0) return null;
+    const per = w.limit + (w.offset ?? 0);
+    // SQLite accepts ORDER BY / LIMIT in a compound's members only inside a derived table.
+    const runs = parts.map((part) =>
+      this.db.selectFrom(this.single(part, w, per).as('run')).selectAll(),
+    );
+    const merged = runs.reduce((all, run) => all.unionAll(run as never));
+    let outer = this.db
+      .selectFrom(merged.as('merged'))
+      .selectAll() as unknown as SelectQueryBuilder<
+      Database & { merged: Database['events'] },
+      'merged',
+      EventRow
+    >;
+    if (!w.unordered) outer = outer.orderBy('merged.id', w.descending ? 'desc' : 'asc');
+    outer = outer.limit(w.limit);
+    if (w.offset) outer = outer.offset(w.offset);
+    return outer;
+  }
+
+  /** Counts up to `cap + 1` matching events (a capped count walks at most that many rows). */
   async count(q: EventQuery, cap: number): Promise<number> {
-    const inner = this.base(q)
-      .select('e.id')
-      .limit(cap + 1);
+    const inner = await this.walk(q, {
+      descending: true,
+      limit: cap + 1,
+      idsOnly: true,
+      unordered: true,
+    });
+    if (!inner) return 0;
     const row = await this.db
       .selectFrom(inner.as('capped'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -211,13 +419,15 @@ export class EventStore {
    */
   async idAt(q: EventQuery, fromId: number | null, skip: number): Promise<number | null> {
     const asc = q.filter.sort === 'asc';
-    let query = this.base(q).select('e.id');
-    if (fromId !== null) query = query.where('e.id', asc ? '>=' : '<=', fromId);
-    const row = await query
-      .orderBy('e.id', asc ? 'asc' : 'desc')
-      .limit(1)
-      .offset(skip)
-      .executeTakeFirst();
+    const bound = fromId === null ? undefined : { id: fromId, inclusive: true };
+    const query = await this.walk(q, {
+      descending: !asc,
+      ...(bound ? (asc ? { lower: bound } : { upper: bound }) : {}),
+      limit: 1,
+      offset: skip,
+      idsOnly: true,
+    });
+    const row = await query?.executeTakeFirst();
     return row ? row.id : null;
   }
 
@@ -230,28 +440,59 @@ export class EventStore {
     window: EventWindow,
     fromId: number | null = null,
   ): Promise<EventRow[]> {
-    const asc = q.filter.sort === 'asc';
-    let query = this.base(q).selectAll('e') as unknown as SelectQueryBuilder<
-      Database & { e: Database['events'] },
-      'e',
-      EventRow
-    >;
-    let descending = !asc;
-    if (window.kind === 'offset') {
-      if (fromId !== null) query = query.where('e.id', asc ? '>=' : '<=', fromId);
-      query = query.offset(window.offset);
-    } else {
-      if (window.afterId !== undefined)
-        query = query.where('e.id', asc ? '>' : '<', window.afterId);
-      if (window.beforeId !== undefined)
-        query = query.where('e.id', asc ? '<' : '>', window.beforeId);
-      if (window.reverse) descending = !descending;
-    }
-    const rows = await query
-      .orderBy('e.id', descending ? 'desc' : 'asc')
-      .limit(window.limit)
-      .execute();
+    const query = await this.walk(q, walkOf(q, window, fromId));
+    if (!query) return [];
+    const rows = await query.execute();
     return window.kind === 'keyset' && window.reverse ? rows.reverse() : rows;
+  }
+
+  /**
+   * The listing's events with ids above `afterId` (up to the query's `upTo`), oldest first, at most
+   * `limit`: how a cached listing is brought forward over the events appended since.
+   */
+  async since(q: EventQuery, afterId: number, limit: number): Promise<EventRow[]> {
+    const query = await this.walk(q, {
+      lower: { id: afterId, inclusive: false },
+      descending: false,
+      limit,
+    });
+    return query ? query.execute() : [];
+  }
+
+  /**
+   * The database's plan for a listing query (EXPLAIN QUERY PLAN / EXPLAIN), one line per step: the
+   * test that pins index use reads it. PostgreSQL plans with sequential scans disabled, so a scan
+   * shows only where no index can serve the query.
+   */
+  async explain(
+    q: EventQuery,
+    what: { kind: 'count' } | { kind: 'list'; window: EventWindow; fromId?: number | null },
+  ): Promise<string[]> {
+    const query =
+      what.kind === 'count'
+        ? await this.walk(q, { descending: true, limit: 10_001, idsOnly: true, unordered: true })
+        : await this.walk(q, walkOf(q, what.window, what.fromId ?? null));
+    if (!query) return [];
+    const compiled = query.compile();
+    return this.db.connection().execute(async (conn) => {
+      if (this.dialect === 'postgres') {
+        await sql`SET enable_seqscan = off`.execute(conn);
+        try {
+          const plan = await conn.executeQuery<{ 'QUERY PLAN': string }>({
+            ...compiled,
+            sql: `EXPLAIN ${compiled.sql}`,
+          });
+          return plan.rows.map((r) => r['QUERY PLAN']);
+        } finally {
+          await sql`RESET enable_seqscan`.execute(conn);
+        }
+      }
+      const plan = await conn.executeQuery<{ detail: string }>({
+        ...compiled,
+        sql: `EXPLAIN QUERY PLAN ${compiled.sql}`,
+      });
+      return plan.rows.map((r) => r.detail);
+    });
   }
 
   /**
@@ -259,6 +500,16 @@ export class EventStore {
    * that makes the change the event records.
    */
   async append(event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>): Promise<EventRow> {
+    if (this.dialect === 'postgres' && !this.db.isTransaction) {
+      // Ids come from a sequence, drawn at insert and visible at commit: two writers could make
+      // id 11 visible before id 10. The events trigger (migration 010) takes one transaction lock
+      // before the id is drawn and holds it until commit, so ids become visible in order and a
+      // reader's head (the highest visible id) has everything below it settled. Outside a
+      // transaction that lock would end with the statement, so the append runs in one of its own.
+      return this.db
+        .transaction()
+        .execute((trx) => new EventStore(trx, this.dialect).append(event, push));
+    }
     // GitLab resets a project's last activity at most once an hour (Event#reset_project_activity):
     // a busy project's row is not rewritten, and so not locked, by every event. It comes first:
     // on PostgreSQL inserting an event takes the events lock (migration 010), and every row lock
@@ -296,4 +547,30 @@ export class EventStore {
       .where('id', 'in', [...ids])
       .execute();
   }
+}
+
+/** The walk behind a window of a listing in its sort order. */
+function walkOf(q: EventQuery, window: EventWindow, fromId: number | null): Walk {
+  const asc = q.filter.sort === 'asc';
+  if (window.kind === 'offset') {
+    const bound = fromId === null ? undefined : { id: fromId, inclusive: true };
+    return {
+      descending: !asc,
+      ...(bound ? (asc ? { lower: bound } : { upper: bound }) : {}),
+      limit: window.limit,
+      offset: window.offset,
+    };
+  }
+  // Keyset: afterId is beyond in sort order, beforeId before it; reverse walks from the far end.
+  const w: Walk = { descending: window.reverse ? asc : !asc, limit: window.limit };
+  const beyond = (id: number) => ({ id, inclusive: false });
+  if (window.afterId !== undefined) {
+    if (asc) w.lower = beyond(window.afterId);
+    else w.upper = beyond(window.afterId);
+  }
+  if (window.beforeId !== undefined) {
+    if (asc) w.upper = beyond(window.beforeId);
+    else w.lower = beyond(window.beforeId);
+  }
+  return w;
 }

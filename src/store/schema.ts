@@ -390,11 +390,18 @@ export interface WebhookDeliveriesTable {
   attempted_at: EpochMs | null;
 }
 
+/** Per-project counters of changes that alter existing listings (migration 013); 0 = any project. */
+export interface ListingEpochsTable {
+  project_id: number;
+  epoch: number;
+}
+
 export interface Database {
   listing_version: ListingVersionTable;
   feed_tokens: FeedTokensTable;
   project_hooks: ProjectHooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  listing_epochs: ListingEpochsTable;
   idempotency_keys: IdempotencyKeysTable;
   merge_request_approvals: MergeRequestApprovalsTable;
   /** PostgreSQL only; SQLite keeps API counters in a sidecar file (store/request-counters.ts). */

@@ -60,7 +60,7 @@ export class Store {
   constructor(readonly conn: Connection) {
     const { db } = conn;
     const version = () => conn.dataVersion();
-    this.events = new EventStore(db);
+    this.events = new EventStore(db, conn.dialect, version);
     this.users = new UserStore(db, version);
     this.projects = new ProjectStore(db, version);
     this.content = new ContentStore(db);

@@ -115,9 +115,19 @@ export class TransferStore {
   /** Runs a whole import in one transaction: everything is written, or nothing. */
   importTransaction<T>(run: (tx: ImportTransaction) => Promise<T>): Promise<T> {
     const { dialect } = this.store;
-    return this.db
-      .transaction()
-      .execute((trx) => bulkLoad(trx, dialect, () => run(new ImportTransaction(trx, dialect))));
+    return this.db.transaction().execute((trx) =>
+      bulkLoad(trx, dialect, async () => {
+        const result = await run(new ImportTransaction(trx, dialect));
+        // Imported events keep their ids, which may lie below what running servers have cached
+        // up to: every listing cache starts over (see docs/listing-caches.md), with the commit.
+        await trx
+          .updateTable('listing_epochs')
+          .set((eb) => ({ epoch: eb('epoch', '+', 1) }))
+          .where('project_id', 'in', [0, -1])
+          .execute();
+        return result;
+      }),
+    );
   }
 
   /** After a bulk load: see Store.settle. */

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
-import { TTL_MS } from '../../src/services/activity/listing-cache.js';
+import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { ENGINES } from './client.js';
@@ -50,7 +50,7 @@ for (const dialect of DIALECTS) {
 
       async function settledTag(query: string, headers: Record<string, string> = {}) {
         await (await get(query, headers)).arrayBuffer();
-        server.clock.advance(TTL_MS + 1);
+        server.clock.advance(SETTLE_MS + 1);
         const response = await get(query, headers);
         assert.equal(response.status, 200);
         const tag = response.headers.get('etag');

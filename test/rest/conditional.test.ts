@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
-import { TTL_MS } from '../../src/services/activity/listing-cache.js';
+import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
 import { TransferStore } from '../../src/store/transfer.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
@@ -66,7 +66,7 @@ for (const dialect of DIALECTS) {
      */
     async function settle(path: string, headers: Record<string, string> = {}) {
       await (await get(path, headers)).arrayBuffer();
-      server.clock.advance(TTL_MS + 1);
+      server.clock.advance(SETTLE_MS + 1);
     }
 
     async function tagOf(path: string, headers: Record<string, string> = {}) {

@@ -14,9 +14,10 @@ import type { ProjectRow, UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { ActivityReader } from './activity-reader.js';
 import type { Clock } from '../clock.js';
-import { EventListing, type ListingContext, listingKey } from './event-listing.js';
+import { EventListing, type ListingContext } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
-import { CHECKPOINT, ListingCache, rememberPage } from './listing-cache.js';
+import { ListingCache, remember, seek } from './listing-cache.js';
+import { ListingClock } from './listing-clock.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import { type ProjectView, type UserView, projectView, userView } from '../views.js';
 
@@ -55,16 +56,14 @@ export class ActivityService {
     private readonly clock: Clock,
     options: { pageCache?: boolean; metrics?: Metrics } = {},
   ) {
-    const version = () => store.dataVersion();
-    const pageCache = options.pageCache ?? true;
     this.metrics = options.metrics ?? noMetrics;
-    this.listings = {
+    const cache = new ListingCache(
       store,
-      clock,
-      metrics: this.metrics,
-      counts: new ListingCache(version, pageCache),
-      windows: new ListingCache(version, pageCache),
-    };
+      new ListingClock(store),
+      this.metrics,
+      options.pageCache ?? true,
+    );
+    this.listings = { store, cache, metrics: this.metrics };
   }
 
   /**
@@ -177,19 +176,19 @@ export class ActivityService {
     viewer: Viewer | null,
     page: { page: number; perPage: number },
   ): Promise<OffsetListing> {
-    const q = await this.query(source, filter, viewer);
-    if (!q) return { events: [], total: 0, hasNext: false };
-    const entry = this.listings.counts.entry<OffsetListing>(listingKey(q), this.clock.now());
+    const unbounded = await this.query(source, filter, viewer);
+    if (!unbounded) return { events: [], total: 0, hasNext: false };
+    const { entry, q } = await this.listings.cache.entry(unbounded);
     const offset = (page.page - 1) * page.perPage;
     const pageKey = `${offset}:${page.perPage}`;
     const cached = entry.pages?.get(pageKey);
     if (entry.pages) this.metrics.cacheLookup('rest_page', cached !== undefined);
-    if (cached) return cached;
     if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
     const total = reportedTotal(entry.count);
+    if (cached) return { ...cached, total };
     // A known count past the end: no need to ask the database.
     if (total !== null && offset >= total) return { events: [], total, hasNext: false };
-    const { fromId, skip } = await this.seek(q, entry.checkpoints, offset);
+    const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
     const rows =
       fromId === undefined
         ? []
@@ -200,31 +199,8 @@ export class ActivityService {
           );
     const hasNext = rows.length > page.perPage;
     const events = await hydrateEvents(this.store, rows.slice(0, page.perPage));
-    const listing = { events, total, hasNext };
-    rememberPage(entry, pageKey, listing);
-    return listing;
-  }
-
-  /**
-   * Where to start walking for `offset`: the nearest checkpoint at or before it, placing missing
-   * checkpoints on the way. `fromId` undefined means the offset is past the last row.
-   */
-  private async seek(
-    q: EventQuery,
-    checkpoints: Map<number, number>,
-    offset: number,
-  ): Promise<{ fromId: number | null | undefined; skip: number }> {
-    const target = Math.floor(offset / CHECKPOINT);
-    if (target === 0) return { fromId: null, skip: offset };
-    let k = target;
-    while (k > 0 && !checkpoints.has(k)) k--;
-    let fromId: number | null = k === 0 ? null : checkpoints.get(k)!;
-    // Offsets beyond the count cap are placed in one step: there is nothing cheaper to reuse.
-    const id = await this.store.events.idAt(q, fromId, (target - k) * CHECKPOINT);
-    if (id === null) return { fromId: undefined, skip: 0 };
-    checkpoints.set(target, id);
-    fromId = id;
-    return { fromId, skip: offset - target * CHECKPOINT };
+    remember(entry.pages, pageKey, { events, hasNext });
+    return { events, total, hasNext };
   }
 
   /**

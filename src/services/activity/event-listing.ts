@@ -8,9 +8,8 @@ import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
-import type { Clock } from '../clock.js';
 import { type EventView, hydrateEvents } from './event-views.js';
-import { type ListingCache, rememberPage } from './listing-cache.js';
+import { type ListingCache, remember } from './listing-cache.js';
 
 export interface KeysetWindow {
   /** Ids strictly beyond this one in the sort direction. */
@@ -25,11 +24,8 @@ export interface KeysetWindow {
 /** What a listing needs from the activity service; shared by every listing of one server. */
 export interface ListingContext {
   store: Store;
-  clock: Clock;
-  /** Counts and checkpoints (shared with REST's offset pages). */
-  counts: ListingCache;
-  /** Hydrated keyset windows. */
-  windows: ListingCache;
+  /** Counts, checkpoints, REST pages and GraphQL windows, brought forward as events arrive. */
+  cache: ListingCache;
   metrics: Metrics;
 }
 
@@ -49,16 +45,22 @@ export class EventListing {
 
   /** The window's events in sort order, hydrated (`limit` at most). */
   async window(window: KeysetWindow): Promise<EventView[]> {
-    const { context, q } = this;
-    if (!context || !q) return [];
-    const entry = context.windows.entry<EventView[]>(listingKey(q), context.clock.now());
+    const { context } = this;
+    if (!context || !this.q) return [];
+    const { entry, q } = await context.cache.entry(this.q);
     const windowKey = `${window.afterId ?? ''}:${window.beforeId ?? ''}:${window.limit}:${window.reverse ? 1 : 0}`;
-    const cached = entry.pages?.get(windowKey);
-    if (entry.pages) context.metrics.cacheLookup('graphql_window', cached !== undefined);
-    if (cached) return cached;
+    const cached = entry.windows?.get(windowKey);
+    if (entry.windows) context.metrics.cacheLookup('graphql_window', cached !== undefined);
+    if (cached) return cached.views;
     const rows = await context.store.events.list(q, { kind: 'keyset', ...window });
     const views = await hydrateEvents(context.store, rows);
-    rememberPage(entry, windowKey, views);
+    remember(entry.windows, windowKey, {
+      views,
+      afterId: window.afterId,
+      beforeId: window.beforeId,
+      limit: window.limit,
+      reverse: window.reverse ?? false,
+    });
     return views;
   }
 
@@ -82,25 +84,10 @@ export class EventListing {
 
   /** The capped count (null above the reporting cap), cached like REST's. */
   async total(): Promise<number | null> {
-    const { context, q } = this;
-    if (!context || !q) return 0;
-    const entry = context.counts.entry(listingKey(q), context.clock.now());
+    const { context } = this;
+    if (!context || !this.q) return 0;
+    const { entry, q } = await context.cache.entry(this.q);
     if (entry.count === undefined) entry.count = await context.store.events.count(q, MAX_COUNT);
     return reportedTotal(entry.count);
   }
-}
-
-/** Everything that changes a listing's rows, as a stable key. */
-export function listingKey(q: EventQuery): string {
-  const f = q.filter;
-  return [
-    JSON.stringify(q.source),
-    q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}` : '-',
-    f.action ?? '',
-    f.targetType ?? '',
-    f.kinds ? JSON.stringify(f.kinds) : '',
-    f.createdBefore ?? '',
-    f.createdFrom ?? '',
-    f.sort,
-  ].join('|');
 }

@@ -1,27 +1,74 @@
 /**
- * Remembers, per listing, the capped count and "seek checkpoints" (the event id found at every
- * CHECKPOINT-th row). A deep offset page then walks from the nearest checkpoint instead of from the
- * first row, so page 400 costs about what page 1 costs. Entries die when the database changes:
- * on SQLite exactly (PRAGMA data_version), elsewhere after a short TTL, since other processes may
- * write without telling us.
+ * Remembers, per listing (a source, a filter, a viewer), what answering it cost: the capped count,
+ * "seek checkpoints" (offset → id, so page 400 walks from a nearby id instead of from the first
+ * row), REST pages and GraphQL keyset windows, all computed up to one event id, the entry's mark.
+ *
+ * Events are an append-only log. When the head moves past a mark, the entry is brought forward
+ * instead of dropped:
+ *
+ * - nothing new for this listing (the change feed says its project or author got no events):
+ *   the mark moves, no query at all;
+ * - a few new events: one walk of the listing's index above the mark finds them (with filter and
+ *   visibility), the count grows by that many, newest-first checkpoints shift by that many, the
+ *   first page gets them prepended, and every page or window they cannot touch stays;
+ * - an epoch moved (visibility, membership, confidentiality, a deletion), or too many new events:
+ *   the entry starts over.
+ *
+ * Entries are never changed in place once forwarded: a request keeps answering from the entry it
+ * started with, bounded by that entry's mark, so every number of one answer describes one moment.
  */
-export const CHECKPOINT = 200;
-export const TTL_MS = 5_000;
-const MAX_ENTRIES = 5_000;
-/** Pages remembered per listing; with 20-100 events a page this bounds memory to tens of MB. */
-const MAX_PAGES_PER_ENTRY = 8;
+import { MAX_COUNT } from '../../domain/pagination.js';
+import type { EventQuery } from '../../store/events.js';
+import type { EventRow } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+import type { Metrics } from '../metrics.js';
+import { type EventView, hydrateEvents } from './event-views.js';
+import type { ListingClock } from './listing-clock.js';
 
-export interface Entry<Page = unknown> {
-  version: number | null;
-  expires: number;
+export const CHECKPOINT = 200;
+const MAX_ENTRIES = 5_000;
+/** Pages (and windows) remembered per listing; with 20-100 events a page this bounds memory. */
+const MAX_PAGES_PER_ENTRY = 8;
+/** More new events than this in one listing: recounting is as cheap as walking them. */
+const MAX_FORWARD = 500;
+const MAX_CHECKPOINTS = 1_000;
+
+/** A REST offset page as cached: its total comes from the entry's count. */
+export interface CachedPage {
+  events: EventView[];
+  hasNext: boolean;
+}
+
+/** A GraphQL keyset window as cached, with the bounds it was asked with. */
+export interface CachedWindow {
+  views: EventView[];
+  afterId: number | undefined;
+  beforeId: number | undefined;
+  limit: number;
+  reverse: boolean;
+}
+
+export interface Checkpoint {
+  /** Offset in sort order, as of the entry's mark. */
+  offset: number;
+  id: number;
+}
+
+export interface Entry {
+  /** The highest event id this entry reflects; its queries are bounded by it. */
+  readonly upTo: number;
+  /** The epoch (the project's, or all projects' for cross-project listings) it was built under. */
+  readonly epoch: number;
+  /** Event deletions when it was built: a deletion may free an id below the mark for reuse. */
+  readonly deletions: number;
+  /** Capped count: min(matching events, MAX_COUNT + 1). */
   count?: number;
-  /** checkpoint index k → id of the row at offset k * CHECKPOINT (k ≥ 1). */
-  checkpoints: Map<number, number>;
-  /**
-   * Whole pages by `offset:limit`, kept only where invalidation is exact (SQLite): elsewhere a page
-   * could hide a new event for the TTL, which counts and checkpoints may tolerate but a feed not.
-   */
-  pages: Map<string, Page> | null;
+  /** Sorted by offset. */
+  checkpoints: Checkpoint[];
+  /** REST pages by `offset:limit`; null when the page cache is off. */
+  pages: Map<string, CachedPage> | null;
+  /** GraphQL windows by their bounds; null when the page cache is off. */
+  windows: Map<string, CachedWindow> | null;
 }
 
 export class ListingCache {
@@ -29,31 +76,214 @@ export class ListingCache {
 
   /** `pages` false keeps counts and checkpoints but never whole pages (config `pageCache`). */
   constructor(
-    private readonly dataVersion: () => number | null,
+    private readonly store: Store,
+    private readonly clock: ListingClock,
+    private readonly metrics: Metrics,
     private readonly pages = true,
   ) {}
 
-  /** The live entry for a listing key, creating a fresh one when stale or absent. */
-  entry<Page>(key: string, now: number): Entry<Page> {
-    const version = this.dataVersion();
-    const found = this.entries.get(key);
-    if (found && found.version === version && (version !== null || found.expires > now))
-      return found as Entry<Page>;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    const fresh: Entry<Page> = {
-      version,
-      expires: now + TTL_MS,
-      checkpoints: new Map(),
-      pages: version === null || !this.pages ? null : new Map(),
+  /**
+   * The current entry of a listing and the query bounded by its mark: fresh, forwarded, or as it
+   * was when nothing of this listing changed.
+   */
+  async entry(q: EventQuery): Promise<{ entry: Entry; q: EventQuery }> {
+    const snapshot = await this.clock.current();
+    const key = listingKey(q);
+    const epoch =
+      q.source.kind === 'project' ? (snapshot.epochs.get(q.source.projectId) ?? 0) : snapshot.epoch;
+    let entry = this.entries.get(key);
+    if (entry && (entry.epoch !== epoch || entry.deletions !== snapshot.deletions)) {
+      this.metrics.listingRefresh('rebuilt');
+      entry = undefined;
+    }
+    if (!entry) {
+      entry = this.fresh(snapshot.id, epoch, snapshot.deletions);
+      this.install(key, entry);
+    } else if (entry.upTo < snapshot.id) {
+      const forwarded = await this.forward(q, entry, snapshot.id);
+      // A concurrent request may have installed a newer entry meanwhile; keep the newest.
+      const now = this.entries.get(key);
+      if (!now || now === entry || now.upTo < forwarded.upTo) this.install(key, forwarded);
+      entry = forwarded;
+    } else {
+      this.metrics.listingRefresh('current');
+    }
+    return { entry, q: { ...q, upTo: entry.upTo } };
+  }
+
+  private fresh(upTo: number, epoch: number, deletions: number): Entry {
+    return {
+      upTo,
+      epoch,
+      deletions,
+      checkpoints: [],
+      pages: this.pages ? new Map() : null,
+      windows: this.pages ? new Map() : null,
     };
-    this.entries.set(key, fresh);
-    return fresh;
+  }
+
+  private install(key: string, entry: Entry): void {
+    if (this.entries.size >= MAX_ENTRIES && !this.entries.has(key)) this.entries.clear();
+    this.entries.set(key, entry);
+  }
+
+  /** The entry brought forward from its mark to `head`. */
+  private async forward(q: EventQuery, old: Entry, head: number): Promise<Entry> {
+    if (old.upTo >= this.clock.floor && this.lastChange(q, await this.memberIds(q)) <= old.upTo) {
+      this.metrics.listingRefresh('skipped');
+      return { ...old, upTo: head };
+    }
+    const rows = await this.store.events.since({ ...q, upTo: head }, old.upTo, MAX_FORWARD + 1);
+    if (rows.length > MAX_FORWARD) {
+      this.metrics.listingRefresh('rebuilt');
+      return this.fresh(head, old.epoch, old.deletions);
+    }
+    this.metrics.listingRefresh('forwarded');
+    if (rows.length === 0) return { ...old, upTo: head };
+    const n = rows.length;
+    const desc = q.filter.sort !== 'asc';
+    return {
+      upTo: head,
+      epoch: old.epoch,
+      deletions: old.deletions,
+      ...(old.count === undefined ? {} : { count: Math.min(old.count + n, MAX_COUNT + 1) }),
+      // Newest first: the new rows come before every checkpoint. Oldest first: after them all.
+      checkpoints: desc
+        ? old.checkpoints.map((c) => ({ offset: c.offset + n, id: c.id }))
+        : old.checkpoints,
+      pages: old.pages && (await this.forwardPages(old.pages, rows, desc)),
+      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc)),
+    };
+  }
+
+  /** Ids of the projects a cross-project listing spans (scope=all), or null. */
+  private async memberIds(q: EventQuery): Promise<number[] | null> {
+    if (q.source.kind !== 'memberships') return null;
+    return (await this.store.events.memberProjects(q.source.userId)).map((p) => p.projectId);
+  }
+
+  /** The newest event id the feed saw for this listing's project(s) or author. */
+  private lastChange(q: EventQuery, members: number[] | null): number {
+    const { source } = q;
+    if (source.kind === 'project') return this.clock.lastOfProject(source.projectId);
+    if (source.kind === 'author') return this.clock.lastOfAuthor(source.userId);
+    let last = 0;
+    for (const id of members ?? []) last = Math.max(last, this.clock.lastOfProject(id));
+    return last;
+  }
+
+  /**
+   * Pages that new rows (ids above every cached one) leave as they were: oldest first, every page
+   * with a next page; newest first, none but the first, which gets the new rows prepended.
+   */
+  private async forwardPages(
+    pages: Map<string, CachedPage>,
+    rows: EventRow[],
+    desc: boolean,
+  ): Promise<Map<string, CachedPage>> {
+    const out = new Map<string, CachedPage>();
+    for (const [key, page] of pages) {
+      if (!desc) {
+        if (page.hasNext) out.set(key, page);
+        continue;
+      }
+      const [offset, limit] = key.split(':').map(Number) as [number, number];
+      if (offset !== 0) continue;
+      const newest = await hydrateEvents(this.store, rows.slice(-limit).reverse());
+      const kept = page.events.slice(0, limit - newest.length);
+      out.set(key, {
+        events: [...newest, ...kept],
+        hasNext: rows.length > limit || page.hasNext || page.events.length > kept.length,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Windows that new rows leave as they were: those whose id bounds exclude every new id, and full
+   * windows walking up the ids (the new ids lie past their last row). The newest-first window from
+   * the top (a feed's first page) gets the new rows prepended instead.
+   */
+  private async forwardWindows(
+    windows: Map<string, CachedWindow>,
+    rows: EventRow[],
+    desc: boolean,
+  ): Promise<Map<string, CachedWindow>> {
+    const out = new Map<string, CachedWindow>();
+    for (const [key, w] of windows) {
+      if (desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined) {
+        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse());
+        out.set(key, { ...w, views: [...newest, ...w.views].slice(0, w.limit) });
+        continue;
+      }
+      // In id terms: afterId bounds from below when ascending, from above when descending.
+      let upper = Infinity;
+      let lower = -Infinity;
+      if (w.afterId !== undefined) {
+        if (desc) upper = w.afterId;
+        else lower = w.afterId;
+      }
+      if (w.beforeId !== undefined) {
+        if (desc) lower = w.beforeId;
+        else upper = w.beforeId;
+      }
+      const touched = rows.some((r) => r.id > lower && r.id < upper);
+      const walksUp = desc === w.reverse;
+      if (!touched || (walksUp && w.views.length === w.limit)) out.set(key, w);
+    }
+    return out;
   }
 }
 
-/** Remembers a page in its entry, dropping the oldest page past the per-listing bound. */
-export function rememberPage<Page>(entry: Entry<Page>, pageKey: string, page: Page): void {
-  if (!entry.pages) return;
-  if (entry.pages.size >= MAX_PAGES_PER_ENTRY) entry.pages.delete(entry.pages.keys().next().value!);
-  entry.pages.set(pageKey, page);
+/** Remembers a page or window, dropping the oldest past the per-listing bound. */
+export function remember<V>(map: Map<string, V> | null, key: string, value: V): void {
+  if (!map) return;
+  if (map.size >= MAX_PAGES_PER_ENTRY && !map.has(key)) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/**
+ * Where to start walking for `offset`: the nearest checkpoint at or before it, placing a new one
+ * on the way. `fromId` undefined means the offset is past the last row.
+ */
+export async function seek(
+  store: Store,
+  q: EventQuery,
+  checkpoints: Checkpoint[],
+  offset: number,
+): Promise<{ fromId: number | null | undefined; skip: number }> {
+  const target = Math.floor(offset / CHECKPOINT) * CHECKPOINT;
+  if (target === 0) return { fromId: null, skip: offset };
+  let base: Checkpoint | undefined;
+  for (const c of checkpoints) {
+    if (c.offset > offset) break;
+    base = c;
+  }
+  // A checkpoint close enough below the offset: walk from it directly.
+  if (base && offset - base.offset < CHECKPOINT)
+    return { fromId: base.id, skip: offset - base.offset };
+  const fromOffset = base?.offset ?? 0;
+  const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset);
+  if (id === null) return { fromId: undefined, skip: 0 };
+  // Newest-first listings shift their checkpoints as events arrive; a long-lived busy listing
+  // would collect them without bound, so past a thousand it starts again.
+  if (checkpoints.length >= MAX_CHECKPOINTS) checkpoints.length = 0;
+  const at = checkpoints.findIndex((c) => c.offset > target);
+  checkpoints.splice(at < 0 ? checkpoints.length : at, 0, { offset: target, id });
+  return { fromId: id, skip: offset - target };
+}
+
+/** Everything that changes a listing's rows, as a stable key. */
+export function listingKey(q: EventQuery): string {
+  const f = q.filter;
+  return [
+    JSON.stringify(q.source),
+    q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}` : '-',
+    f.action ?? '',
+    f.targetType ?? '',
+    f.kinds ? JSON.stringify(f.kinds) : '',
+    f.createdBefore ?? '',
+    f.createdFrom ?? '',
+    f.sort,
+  ].join('|');
 }

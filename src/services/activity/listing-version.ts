@@ -10,13 +10,18 @@
  *
  * One catch: where the listing caches cannot see writes (PostgreSQL), counts and seek checkpoints
  * may lag a write by up to the cache's TTL (listing-cache.ts), so a body built soon after a change
- * may not be what the version promises. Such a version is "unsettled" until TTL_MS have passed
+ * may not be what the version promises. Such a version is "unsettled" until SETTLE_MS have passed
  * since this process first saw it; until then responses are tagged by their bytes instead (see
  * http/conditional.ts), and only a settled version answers a 304 without a listing.
  */
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
-import { TTL_MS } from './listing-cache.js';
+
+/**
+ * How long a new version stays unsettled: a bound on how late any process's listing caches can
+ * take in a write made elsewhere (they follow the change feed well within it).
+ */
+export const SETTLE_MS = 5_000;
 
 export interface ListingStamp {
   version: number;
@@ -39,7 +44,7 @@ export class ListingVersions {
     if (this.store.dataVersion() !== null) return { version, settled: true };
     const now = this.clock.now();
     if (!this.newest || version > this.newest.version) this.newest = { version, at: now };
-    const settled = version === this.newest.version && now - this.newest.at >= TTL_MS;
+    const settled = version === this.newest.version && now - this.newest.at >= SETTLE_MS;
     return { version, settled };
   }
 }

@@ -51,7 +51,7 @@ interface Group {
   dirty: boolean;
 }
 
-type NewEventRow = Awaited<ReturnType<Store['events']['since']>>[number];
+type NewEventRow = Awaited<ReturnType<Store['events']['appendedAfter']>>[number];
 
 const WINDOW = 100;
 const SCAN = 1_000;
@@ -191,7 +191,7 @@ export class LiveActivity {
     }
     const rows: NewEventRow[] = [];
     for (;;) {
-      const batch = await this.store.events.since(rows.at(-1)?.id ?? this.horizon, SCAN);
+      const batch = await this.store.events.appendedAfter(rows.at(-1)?.id ?? this.horizon, SCAN);
       rows.push(...batch);
       if (batch.length < SCAN) break;
     }

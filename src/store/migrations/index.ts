@@ -14,6 +14,7 @@ import * as writes from './008_writes.js';
 import * as listingVersion from './009_listing_version.js';
 import * as liveEvents from './010_live_events.js';
 import * as webhooks from './011_webhooks.js';
+import * as listingEpochs from './013_listing_epochs.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -33,4 +34,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '009_listing_version', up: listingVersion.up },
   { name: '010_live_events', up: liveEvents.up },
   { name: '011_webhooks', up: webhooks.up },
+  { name: '013_listing_epochs', up: listingEpochs.up },
 ];

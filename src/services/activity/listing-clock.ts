@@ -1,0 +1,125 @@
+/**
+ * What a listing cache needs to know before it answers: how far the event log has settled (the
+ * head), the listing epochs (changes that alter events already written: visibility, membership,
+ * confidentiality, deletions), and which projects and authors received events since a given id.
+ *
+ * The last part is a change feed read once per head move and shared by every listing of this
+ * process: a write to project A moves A's last-change id only, so a cached listing of project B
+ * sees that nothing of its own changed without asking the database anything.
+ *
+ * Exactness: the head and the all-projects epoch come from one statement. Every id at or below the
+ * head is settled (store/events.ts `head`), so walking ids above a listing's mark up to the head
+ * finds every event the listing missed, on SQLite and on PostgreSQL, with any number of processes.
+ */
+import type { Store } from '../../store/store.js';
+
+export interface ListingSnapshot {
+  /** The settled head: every event id at or below it is committed or never will be. */
+  id: number;
+  /** The all-projects epoch. */
+  epoch: number;
+  /** Per-project epochs read no later than this snapshot's queries (0 when absent). */
+  epochs: ReadonlyMap<number, number>;
+  /** Event deletions so far: when it moves, every mark is suspect (ids can be reused). */
+  deletions: number;
+}
+
+/** A head further than this from the last one is not read event by event: marks start over. */
+const MAX_FEED_GAP = 20_000;
+
+export class ListingClock {
+  private snapshot: ListingSnapshot | null = null;
+  private version: number | null = null;
+  private pending: Promise<ListingSnapshot> | null = null;
+  private epochs: ReadonlyMap<number, number> = new Map();
+  private epochsAt = -1;
+  /** Ids at or below `synced` are in the feed maps; ids from `floor` on are known there. */
+  private synced = -1;
+  private floorId = 0;
+  private deletions = -1;
+  private readonly byProject = new Map<number, number>();
+  private readonly byAuthor = new Map<number, number>();
+  private feed: Promise<void> = Promise.resolve();
+
+  constructor(private readonly store: Store) {}
+
+  /** Marks below this id may have missed events in the feed: those listings walk anyway. */
+  get floor(): number {
+    return this.floorId;
+  }
+
+  /** The newest event id of a project (or author) this process has seen in the feed, or 0. */
+  lastOfProject(projectId: number): number {
+    return this.byProject.get(projectId) ?? 0;
+  }
+
+  lastOfAuthor(authorId: number): number {
+    return this.byAuthor.get(authorId) ?? 0;
+  }
+
+  /**
+   * The snapshot to answer from, read after the caller arrived. On SQLite it is reused while the
+   * database's data version stands still (nothing committed anywhere); elsewhere one read is shared
+   * only by callers of the same event-loop turn, all of which arrived before it was sent.
+   */
+  current(): Promise<ListingSnapshot> {
+    const version = this.store.dataVersion();
+    if (version !== null && this.snapshot && version === this.version) {
+      return Promise.resolve(this.snapshot);
+    }
+    if (this.pending) return this.pending;
+    const read = this.read(version);
+    this.pending = read;
+    setImmediate(() => {
+      if (this.pending === read) this.pending = null;
+    });
+    return read;
+  }
+
+  private async read(version: number | null): Promise<ListingSnapshot> {
+    const head = await this.store.events.head();
+    if (head.epoch !== this.epochsAt) {
+      // Read after the head: a listing records these epochs before its own queries run, so what
+      // it caches is never older than the epochs it is filed under.
+      this.epochs = await this.store.events.epochs();
+      this.epochsAt = head.epoch;
+    }
+    await this.follow(head.id, head.deletions);
+    const snapshot: ListingSnapshot = {
+      id: head.id,
+      epoch: head.epoch,
+      epochs: this.epochs,
+      deletions: head.deletions,
+    };
+    if (!this.snapshot || snapshot.id >= this.snapshot.id) {
+      this.snapshot = snapshot;
+      this.version = version;
+    }
+    return snapshot;
+  }
+
+  /** Brings the feed maps up to `head`, one reader at a time. */
+  private follow(head: number, deletions: number): Promise<void> {
+    const run = this.feed.then(async () => {
+      const reset = deletions !== this.deletions;
+      this.deletions = deletions;
+      if (head <= this.synced && !reset) return;
+      if (reset || this.synced < 0 || head - this.synced > MAX_FEED_GAP) {
+        // First read, or a bulk load: start the feed here; older marks walk instead of trusting it.
+        this.byProject.clear();
+        this.byAuthor.clear();
+        this.floorId = head;
+        this.synced = head;
+        return;
+      }
+      for (const change of await this.store.events.changes(this.synced, head)) {
+        this.byProject.set(change.project_id, change.id);
+        this.byAuthor.set(change.author_id, change.id);
+      }
+      this.synced = head;
+    });
+    // A failed read fails its caller; the next one retries from the same mark.
+    this.feed = run.catch(() => {});
+    return run;
+  }
+}

@@ -1,0 +1,373 @@
+/**
+ * Listing caches that survive writes (issue 13): a write to one project costs a reader of another
+ * project nothing (its cached page is still served, observable in the cache metrics), and every
+ * cached listing stays exactly what a recomputation from scratch gives, through concurrent writes
+ * from other connections, out-of-order commits (PostgreSQL) and visibility changes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { EventFilter } from '../../src/domain/filters.js';
+import type { Viewer } from '../../src/domain/visibility.js';
+import { type Action, actionCode } from '../../src/domain/vocabulary.js';
+import { type ActivitySource, ActivityService } from '../../src/services/activity/activity.js';
+import { ManualClock } from '../../src/services/clock.js';
+import { type Store, openStore } from '../../src/store/store.js';
+import { Fixtures } from '../helpers/fixtures.js';
+import { get, ids, pagination } from '../helpers/http.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+
+const T0 = Date.UTC(2026, 0, 10);
+
+/** One listing as a reader asks for it. */
+interface Case {
+  name: string;
+  source: ActivitySource;
+  filter: EventFilter;
+  viewer: () => Viewer | null;
+  page: { page: number; perPage: number };
+}
+
+/** A metric's value in the server's Prometheus text. */
+async function metric(server: TestServer, name: string, labels: string): Promise<number> {
+  const { body } = await server.services.metrics.render();
+  const line = body.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+/** Appends one event through the store, in a transaction of its own (as the recorder does). */
+function append(store: Store, projectId: number, authorId: number, action: Action = 'created') {
+  return store.transaction((tx) =>
+    tx.events.append({
+      project_id: projectId,
+      author_id: authorId,
+      action: actionCode(action),
+      target_type: null,
+      target_id: null,
+      issue_id: null,
+      created_at: T0,
+    }),
+  );
+}
+
+for (const dialect of DIALECTS) {
+  describe(`listing caches survive writes (${dialect})`, () => {
+    let server: TestServer;
+    /** Another connection to the same database, as another process would write. */
+    let writer: Store;
+    let token: string;
+    let alice: { id: number };
+    let bob: { id: number };
+    let pa: number;
+    let pb: number;
+    let secret: number;
+    let issueId: number;
+    let publicIssueId: number;
+
+    before(async () => {
+      server = await startServer({ dialect });
+      writer = await openStore(server.config.databaseUrl);
+      const f = new Fixtures(server.store);
+      alice = await f.user('alice');
+      bob = await f.user('bob');
+      pa = (await f.project('acme/a', alice.id, 'public')).id;
+      pb = (await f.project('acme/b', alice.id, 'public')).id;
+      secret = (await f.project('acme/secret', alice.id, 'private')).id;
+      await f.member(pa, alice.id, 40);
+      await f.member(secret, alice.id, 50);
+      await f.member(secret, bob.id, 10);
+      await f.member(pb, bob.id, 30);
+      issueId = (await f.issue(secret, alice.id, 'Quiet issue')).id;
+      publicIssueId = (await f.issue(pa, alice.id, 'Loud issue')).id;
+      token = await f.token(alice.id);
+      for (let i = 0; i < 60; i++) {
+        await f.event({
+          projectId: [pa, pb, secret][i % 3]!,
+          authorId: i % 2 ? alice.id : bob.id,
+          action: i % 4 === 0 ? 'pushed' : 'created',
+          // Events about an issue are in the issue's project.
+          issueId: i % 5 === 0 ? [publicIssueId, null, issueId][i % 3]! : null,
+          createdAt: T0 + i,
+        });
+      }
+    });
+    after(async () => {
+      await writer.close();
+      await server.close();
+    });
+
+    it('a write to project A leaves a cached page of project B valid: served from cache, no query', async () => {
+      const path = `/api/v4/projects/${pb}/events?per_page=5`;
+      const first = await get(server.url, path, token);
+      assert.equal(first.status, 200);
+      const hits = await metric(
+        server,
+        'pulsegate_cache_lookups_total',
+        'cache="rest_page",result="hit"',
+      );
+      const skipped = await metric(server, 'pulsegate_listing_refresh_total', 'outcome="skipped"');
+
+      await append(writer, pa, alice.id);
+      const again = await get(server.url, path, token);
+      assert.equal(again.status, 200);
+      assert.equal(again.text, first.text);
+      assert.equal(
+        await metric(server, 'pulsegate_cache_lookups_total', 'cache="rest_page",result="hit"'),
+        hits + 1,
+        'the page of B is served from the cache after a write to A',
+      );
+      assert.equal(
+        await metric(server, 'pulsegate_listing_refresh_total', 'outcome="skipped"'),
+        skipped + 1,
+        "B's entry moved its mark without walking anything",
+      );
+
+      // A write to B itself is walked in: the page shows it first, the total grows by one.
+      const forwarded = await metric(
+        server,
+        'pulsegate_listing_refresh_total',
+        'outcome="forwarded"',
+      );
+      const row = await append(writer, pb, bob.id, 'closed');
+      const after = await get(server.url, path, token);
+      assert.deepEqual(ids(after.body), [row.id, ...ids(first.body).slice(0, 4)]);
+      assert.equal(
+        Number(pagination(after.headers).total),
+        Number(pagination(first.headers).total) + 1,
+      );
+      assert.equal(
+        await metric(server, 'pulsegate_listing_refresh_total', 'outcome="forwarded"'),
+        forwarded + 1,
+      );
+    });
+
+    /** The listings compared: projects, users, the viewer's own and scope=all, deep pages, both sorts, filters, several viewers. */
+    function cases(): Case[] {
+      const viewers: Array<[string, () => Viewer | null]> = [
+        ['alice', () => ({ userId: alice.id, admin: false })],
+        ['bob', () => ({ userId: bob.id, admin: false })],
+        ['anonymous', () => null],
+      ];
+      const out: Case[] = [];
+      const filters: EventFilter[] = [
+        { sort: 'desc' },
+        { sort: 'desc', targetType: 'Issue' },
+        { sort: 'asc' },
+        { sort: 'desc', action: 'pushed' },
+        { sort: 'asc', action: 'created' },
+      ];
+      const pages = [
+        { page: 1, perPage: 5 },
+        { page: 3, perPage: 5 },
+      ];
+      for (const [who, viewer] of viewers) {
+        for (const filter of filters) {
+          for (const page of pages) {
+            const sources: ActivitySource[] = [
+              { kind: 'project', idOrPath: String(pa) },
+              { kind: 'project', idOrPath: String(pb) },
+              { kind: 'user', idOrUsername: 'alice' },
+            ];
+            if (who !== 'anonymous') {
+              sources.push({ kind: 'project', idOrPath: String(secret) });
+              sources.push({ kind: 'viewer', scope: 'all' }, { kind: 'viewer' });
+            }
+            for (const source of sources) {
+              out.push({
+                name: `${who} ${JSON.stringify(source)} ${JSON.stringify(filter)} ${page.page}/${page.perPage}`,
+                source,
+                filter,
+                viewer,
+                page,
+              });
+            }
+          }
+        }
+      }
+      return out;
+    }
+
+    /** Every case through the warm service equals a cold service's answer (a recomputation). */
+    async function compareAll(label: string) {
+      const cold = new ActivityService(server.store, new ManualClock(T0));
+      for (const c of cases()) {
+        // Each request arrives in an event-loop turn of its own; SQLite's data version is read
+        // once per turn (store/database.ts), as it is for a real request.
+        await new Promise((resolve) => setImmediate(resolve));
+        const warm = await settle(() =>
+          server.services.activity.listPage(c.source, c.filter, c.viewer(), c.page),
+        );
+        const fresh = await settle(() => cold.listPage(c.source, c.filter, c.viewer(), c.page));
+        assert.deepEqual(warm, fresh, `${label}: ${c.name}`);
+      }
+      // GraphQL's keyset windows and totals, through per-request readers as resolvers use them.
+      for (const [who, viewer] of [
+        ['alice', { userId: alice.id, admin: false }],
+        ['bob', { userId: bob.id, admin: false }],
+      ] as const) {
+        for (const sort of ['desc', 'asc'] as const) {
+          const listings = async (service: ActivityService) => {
+            const reader = service.reader(viewer);
+            const out = [reader.viewerEvents(viewer, 'all', { sort })];
+            for (const id of [pa, pb]) out.push(await reader.projectEvents(id, { sort }));
+            return out;
+          };
+          const warmListings = await listings(server.services.activity);
+          const coldListings = await listings(cold);
+          for (const [i, warmListing] of warmListings.entries()) {
+            const coldListing = coldListings[i]!;
+            const cut = (await coldListing.window({ limit: 4 }))[2]?.id;
+            const windows = [
+              { limit: 6 },
+              { limit: 6, reverse: true },
+              ...(cut === undefined
+                ? []
+                : [
+                    { afterId: cut, limit: 3 },
+                    { beforeId: cut, limit: 3 },
+                  ]),
+            ];
+            for (const window of windows) {
+              await new Promise((resolve) => setImmediate(resolve));
+              const got = (await warmListing.window(window)).map((e) => e.id);
+              const expected = (await coldListing.window(window)).map((e) => e.id);
+              assert.deepEqual(
+                got,
+                expected,
+                `${label}: ${who} window ${i} ${sort} ${JSON.stringify(window)}`,
+              );
+            }
+            assert.equal(
+              await warmListing.total(),
+              await coldListing.total(),
+              `${label}: ${who} total ${i} ${sort}`,
+            );
+          }
+        }
+      }
+    }
+
+    async function settle<T>(work: () => Promise<T>) {
+      try {
+        const listing = (await work()) as {
+          events: Array<{ id: number }>;
+          total: number | null;
+          hasNext: boolean;
+        };
+        return {
+          ids: listing.events.map((e) => e.id),
+          total: listing.total,
+          hasNext: listing.hasNext,
+        };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    }
+
+    it('every listing is exact after concurrent writes from other connections (against a recomputation)', async () => {
+      const second = await openStore(server.config.databaseUrl);
+      try {
+        await compareAll('warm-up');
+        for (let round = 0; round < 4; round++) {
+          const writes: Promise<unknown>[] = [];
+          const reads: Promise<unknown>[] = [];
+          // SQLite: one writer at a time across connections; two connections of one process
+          // must not hold write transactions at once (the busy wait would block the very thread
+          // that has to commit), so there the writes form one chain, interleaved with the reads.
+          let chain: Promise<unknown> = Promise.resolve();
+          for (let i = 0; i < 12; i++) {
+            const store = i % 2 ? writer : second;
+            const write = () =>
+              append(
+                store,
+                [pa, pb, secret][(i + round) % 3]!,
+                i % 3 ? alice.id : bob.id,
+                i % 4 ? 'created' : 'pushed',
+              );
+            if (dialect === 'sqlite') {
+              chain = chain.then(write);
+              writes.push(chain);
+            } else writes.push(write());
+            const c = cases()[(round * 37 + i * 11) % cases().length]!;
+            reads.push(
+              server.services.activity
+                .listPage(c.source, c.filter, c.viewer(), c.page)
+                .catch(() => null),
+            );
+          }
+          await Promise.all([...writes, ...reads]);
+          await compareAll(`round ${round}`);
+        }
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('visibility changes (membership, project visibility, confidentiality, deletion) reach cached listings at once', async () => {
+      await compareAll('before');
+      await writer.db
+        .deleteFrom('project_members')
+        .where('project_id', '=', secret)
+        .where('user_id', '=', bob.id)
+        .execute();
+      await compareAll('bob removed from the private project');
+      await writer.db
+        .updateTable('issues')
+        .set({ confidential: 1 })
+        .where('id', 'in', [issueId, publicIssueId])
+        .execute();
+      await compareAll('issue made confidential');
+      await writer.db
+        .updateTable('projects')
+        .set({ visibility: 'internal' })
+        .where('id', '=', pb)
+        .execute();
+      await compareAll('project B internal');
+      await writer.db
+        .insertInto('project_members')
+        .values({ project_id: pb, user_id: alice.id, access_level: 10 })
+        .execute();
+      await compareAll('alice joins B as guest');
+      const newest = await writer.events.newestId();
+      await writer.db.deleteFrom('push_event_payloads').where('event_id', '=', newest).execute();
+      await writer.db.deleteFrom('events').where('id', '=', newest).execute();
+      await compareAll('newest event deleted');
+    });
+
+    if (dialect === 'postgres') {
+      it('PostgreSQL: a later id cannot become visible before an earlier one, so no cached listing misses it', async () => {
+        const path = `/api/v4/projects/${pa}/events?per_page=100`;
+        const before = ids((await get(server.url, path, token)).body);
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let first = 0;
+        let started!: () => void;
+        const inserted = new Promise<void>((resolve) => (started = resolve));
+        // T1 draws its id and waits before committing.
+        const t1 = writer.transaction(async (tx) => {
+          first = (await append(tx, pa, alice.id)).id;
+          started();
+          await held;
+        });
+        await inserted;
+        // T2 starts after T1 drew its id: without the append lock it would commit id first + 1
+        // while T1 is open, a reader would cache up to it, and T1's event would never be walked.
+        const other = await openStore(server.config.databaseUrl);
+        try {
+          const t2 = append(other, pa, bob.id);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const during = ids((await get(server.url, path, token)).body);
+          assert.deepEqual(during, before, 'neither event is visible while T1 is open');
+          release();
+          await t1;
+          const second = (await t2).id;
+          const afterBoth = ids((await get(server.url, path, token)).body);
+          assert.deepEqual(afterBoth.slice(0, 2), [second, first]);
+          assert.ok(second > first);
+          await compareAll('after out-of-order attempt');
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  });
+}
