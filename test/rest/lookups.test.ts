@@ -151,7 +151,8 @@ for (const dialect of DIALECTS) {
       for (const path of [
         '/api/v4/nope',
         '/api/v4/users',
-        '/api/v4/projects/1',
+        // `/projects/:id` is a route now (the writes' project entity): an unknown sub-path is not.
+        '/api/v4/projects/1/nope',
         '/api/v4/events/1',
         '/api/v4/',
       ]) {
