@@ -93,6 +93,20 @@ export class Ops {
     return access;
   }
 
+  /**
+   * A `milestone_id` parameter: null (or 0, GitLab's "none") clears it; otherwise the milestone
+   * must be this project's (404 Milestone Not Found).
+   */
+  protected async milestoneIn(
+    access: ProjectAccess,
+    milestoneId: number | null | undefined,
+  ): Promise<number | null> {
+    if (milestoneId === undefined || milestoneId === null || milestoneId === 0) return null;
+    const milestone = await this.store.milestones.inProject(access.project.id, milestoneId);
+    if (!milestone) throw new NotFoundError('Milestone');
+    return milestone.id;
+  }
+
   /** Users by id, as views (one query for the batch). */
   protected async users(ids: Iterable<number | null>): Promise<Map<number, UserView>> {
     const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];

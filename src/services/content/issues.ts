@@ -199,15 +199,6 @@ export class IssueOps extends Ops {
     return row;
   }
 
-  private async milestoneIn(
-    access: ProjectAccess,
-    milestoneId: number | null | undefined,
-  ): Promise<number | null> {
-    if (milestoneId === undefined || milestoneId === null || milestoneId === 0) return null;
-    const milestone = await this.store.milestones.inProject(access.project.id, milestoneId);
-    if (!milestone) throw new NotFoundError('Milestone');
-    return milestone.id;
-  }
 
   private async details(access: ProjectAccess, rows: IssueRow[]): Promise<IssueDetail[]> {
     const [users, counts, milestones] = await Promise.all([
