@@ -199,7 +199,6 @@ export class IssueOps extends Ops {
     return row;
   }
 
-
   private async details(access: ProjectAccess, rows: IssueRow[]): Promise<IssueDetail[]> {
     const [users, counts, milestones] = await Promise.all([
       this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id])),

@@ -277,7 +277,6 @@ export class MergeRequestOps extends Ops {
     });
   }
 
-
   private async details(
     access: ProjectAccess,
     rows: MergeRequestRow[],
