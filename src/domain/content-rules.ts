@@ -109,3 +109,17 @@ export const TRACKED_STATE_EVENTS = ['close', 'reopen'] as const;
 export type TrackedStateEvent = (typeof TRACKED_STATE_EVENTS)[number];
 export const MILESTONE_STATE_EVENTS = ['close', 'activate'] as const;
 export type MilestoneStateEvent = (typeof MILESTONE_STATE_EVENTS)[number];
+
+/**
+ * What a `state_event` does to an issue or merge request in `state`: close an open one, reopen a
+ * closed one; anything else (closing a closed issue, reopening a merged merge request) changes
+ * nothing and writes no event.
+ */
+export function trackedTransition(
+  event: TrackedStateEvent | undefined,
+  state: string,
+): 'closed' | 'reopened' | null {
+  if (event === 'close' && state === 'opened') return 'closed';
+  if (event === 'reopen' && state === 'closed') return 'reopened';
+  return null;
+}

@@ -107,6 +107,14 @@ export class Ops {
     return milestone.id;
   }
 
+  /** The columns a close or reopen sets on an issue or merge request (closed by the actor). */
+  protected transitionColumns(transition: 'closed' | 'reopened' | null) {
+    if (transition === 'closed')
+      return { state: 'closed', closed_at: this.now, closed_by_id: this.actor.user.id };
+    if (transition === 'reopened') return { state: 'opened', closed_at: null, closed_by_id: null };
+    return {};
+  }
+
   /** Users by id, as views (one query for the batch). */
   protected async users(ids: Iterable<number | null>): Promise<Map<number, UserView>> {
     const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];

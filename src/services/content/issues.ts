@@ -8,6 +8,7 @@ import { canUpdateTracked } from '../../domain/permissions.js';
 import {
   type FieldErrors,
   type TrackedStateEvent,
+  trackedTransition,
   checkDescription,
   checkTitle,
   hasErrors,
@@ -151,22 +152,8 @@ export class IssueOps extends Ops {
     if (changes.confidential !== undefined) patch.confidential = changes.confidential ? 1 : 0;
     if (changes.milestoneId !== undefined)
       patch.milestone_id = await this.milestoneIn(access, changes.milestoneId);
-    // Closing a closed issue (or reopening an open one) changes nothing and writes no event.
-    const transition =
-      changes.stateEvent === 'close' && row.state !== 'closed'
-        ? 'closed'
-        : changes.stateEvent === 'reopen' && row.state === 'closed'
-          ? 'reopened'
-          : null;
-    if (transition === 'closed') {
-      Object.assign(patch, {
-        state: 'closed',
-        closed_at: this.now,
-        closed_by_id: this.actor.user.id,
-      });
-    } else if (transition === 'reopened') {
-      Object.assign(patch, { state: 'opened', closed_at: null, closed_by_id: null });
-    }
+    const transition = trackedTransition(changes.stateEvent, row.state);
+    Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
     patch.updated_at = this.now;
     const updated = await this.store.issues.update(row.id, patch);

@@ -16,6 +16,7 @@ import { can, canApprove, canUpdateTracked } from '../../domain/permissions.js';
 import {
   type FieldErrors,
   type TrackedStateEvent,
+  trackedTransition,
   addError,
   checkDescription,
   checkTitle,
@@ -175,22 +176,8 @@ export class MergeRequestOps extends Ops {
     if (changes.targetBranch !== undefined) patch.target_branch = changes.targetBranch;
     if (changes.milestoneId !== undefined)
       patch.milestone_id = await this.milestoneIn(access, changes.milestoneId);
-    // A merged merge request stays merged: closing or reopening it changes nothing.
-    const transition =
-      changes.stateEvent === 'close' && row.state === 'opened'
-        ? 'closed'
-        : changes.stateEvent === 'reopen' && row.state === 'closed'
-          ? 'reopened'
-          : null;
-    if (transition === 'closed') {
-      Object.assign(patch, {
-        state: 'closed',
-        closed_at: this.now,
-        closed_by_id: this.actor.user.id,
-      });
-    } else if (transition === 'reopened') {
-      Object.assign(patch, { state: 'opened', closed_at: null, closed_by_id: null });
-    }
+    const transition = trackedTransition(changes.stateEvent, row.state);
+    Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
     patch.updated_at = this.now;
     const updated = await this.store.mergeRequests.update(row.id, patch);
