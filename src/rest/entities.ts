@@ -6,14 +6,11 @@
  */
 import type { Approvals, MergeRequestDetail } from '../services/content/merge-requests.js';
 import type { IssueDetail } from '../services/content/issues.js';
-import type {
-  MemberView,
-  MilestoneView,
-  NoteView,
-  ProjectView,
-  UserView,
-} from '../services/views.js';
+import type { MemberView, MilestoneView, ProjectView, UserView } from '../services/views.js';
 import { avatarUrl, iso, presentUserBasic, projectWebUrl, userWebUrl } from './present.js';
+
+/** The notes API answers the same entity an event's `note` carries. */
+export { presentNote as presentNoteEntity } from './present.js';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 const userOrNull = (user: UserView | null, externalUrl: string) =>
@@ -195,29 +192,6 @@ export function presentApprovals(state: Approvals, externalUrl: string) {
     merge_request_approvers_available: false,
     multiple_approval_rules_available: false,
     invalid_approvers_rules: [],
-  };
-}
-
-export function presentNoteEntity(note: NoteView, externalUrl: string) {
-  return {
-    id: note.id,
-    type: null,
-    body: note.body,
-    attachment: note.attachment,
-    author: userOrNull(note.author, externalUrl),
-    created_at: iso(note.createdAt),
-    updated_at: iso(note.updatedAt),
-    system: note.system,
-    noteable_id: note.noteableId,
-    noteable_type: note.noteableType,
-    project_id: note.projectId,
-    resolvable: false,
-    confidential: false,
-    internal: false,
-    imported: false,
-    imported_from: 'none',
-    noteable_iid: note.noteableIid,
-    commands_changes: {},
   };
 }
 

@@ -65,7 +65,8 @@ export function presentCurrentUser(user: UserView, externalUrl: string) {
   };
 }
 
-function presentNote(note: NoteView, externalUrl: string) {
+/** API::Entities::Note: inside an event's `note`, and as the notes API's entity. */
+export function presentNote(note: NoteView, externalUrl: string) {
   return {
     id: note.id,
     type: null,
