@@ -23,9 +23,10 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// A test that hangs fails after ten minutes instead of eating the whole CI budget.
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);

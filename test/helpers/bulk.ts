@@ -3,7 +3,9 @@
  * INSERTs in one transaction, ids assigned by the database and read back in id order.
  */
 import { actionCode, type Action } from '../../src/domain/vocabulary.js';
+import type { Transaction } from 'kysely';
 import type { Store } from '../../src/store/store.js';
+import type { Database } from '../../src/store/schema.js';
 
 export interface BulkEvent {
   projectId: number;
@@ -17,8 +19,16 @@ export interface BulkEvent {
 
 const BATCH = 500;
 
-/** Inserts the events in order and returns their ids, in the same order. */
-export async function insertEvents(store: Store, events: readonly BulkEvent[]): Promise<number[]> {
+/**
+ * Inserts the events in order and returns their ids, in the same order. `alongside` writes rows
+ * that belong to them (push payloads) in the same transaction, so a live listener woken by the
+ * commit never sees the events without them.
+ */
+export async function insertEvents(
+  store: Store,
+  events: readonly BulkEvent[],
+  alongside?: (trx: Transaction<Database>, ids: readonly number[]) => Promise<void>,
+): Promise<number[]> {
   const ids: number[] = [];
   await store.db.transaction().execute(async (trx) => {
     for (let i = 0; i < events.length; i += BATCH) {
@@ -35,6 +45,7 @@ export async function insertEvents(store: Store, events: readonly BulkEvent[]): 
       // Both dialects return the new ids in insertion order for a single multi-row INSERT.
       ids.push(...inserted.map((r) => r.id).sort((a, b) => a - b));
     }
+    if (alongside) await alongside(trx, ids);
   });
   return ids;
 }
