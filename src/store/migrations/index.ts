@@ -15,6 +15,7 @@ import * as listingVersion from './009_listing_version.js';
 import * as liveEvents from './010_live_events.js';
 import * as webhooks from './011_webhooks.js';
 import * as listingEpochs from './013_listing_epochs.js';
+import * as coveringIndexes from './014_covering_indexes.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -35,4 +36,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '010_live_events', up: liveEvents.up },
   { name: '011_webhooks', up: webhooks.up },
   { name: '013_listing_epochs', up: listingEpochs.up },
+  { name: '014_covering_indexes', up: coveringIndexes.up },
 ];
