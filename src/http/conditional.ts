@@ -43,6 +43,30 @@ interface Pending {
 const pending = new WeakMap<FastifyRequest, Pending>();
 
 /**
+ * Version tags already computed, by key, with the version they were computed for: pollers and
+ * readers repeat the same URLs, and a hash per request is a measurable part of a cached answer.
+ * Bounded; the oldest key goes first.
+ */
+const VERSION_TAGS_MAX = 10_000;
+const versionTags = new Map<string, { version: number; tag: string }>();
+
+function versionTagOf(key: readonly (string | number)[], version: number): string {
+  // Length-prefixed like strongTag: two different keys never share an id.
+  let id = '';
+  for (const part of key) {
+    const text = String(part);
+    id += `${text.length}:${text}`;
+  }
+  const known = versionTags.get(id);
+  if (known && known.version === version) return known.tag;
+  const tag = strongTag(['version', ...key, version]);
+  versionTags.delete(id);
+  if (versionTags.size >= VERSION_TAGS_MAX) versionTags.delete(versionTags.keys().next().value!);
+  versionTags.set(id, { version, tag });
+  return tag;
+}
+
+/**
  * Call once the request is authenticated (so a revoked token or a blocked user is never answered
  * 304). Answers 304 and returns true when the client's tag is current; otherwise remembers what the
  * response's tag is built from and returns false.
@@ -70,7 +94,7 @@ export async function answerIfNotModified(
     viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
     ...(list.extra ?? []),
   ];
-  const versionTag = stamp.settled ? strongTag(['version', ...key, stamp.version]) : null;
+  const versionTag = stamp.settled ? versionTagOf(key, stamp.version) : null;
   pending.set(request, { key, versionTag });
   if (versionTag !== null && ifNoneMatchMatches(request.headers['if-none-match'], versionTag)) {
     pending.delete(request);
@@ -103,9 +127,10 @@ async function notModified(
  * client already holds it (a body tag can only be checked once the body exists).
  */
 export function tagResponses(app: FastifyInstance, services: Services): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: it runs on every list response, and only a 304 has anything to wait for.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const found = pending.get(request);
-    if (!found || reply.statusCode !== 200) return payload;
+    if (!found || reply.statusCode !== 200) return done(null, payload);
     pending.delete(request);
     let tag = found.versionTag;
     if (tag === null) {
@@ -115,12 +140,13 @@ export function tagResponses(app: FastifyInstance, services: Services): void {
       tag = strongTag(['body', ...found.key, ...headers, bytes]);
     }
     reply.header('etag', tag);
-    if (!ifNoneMatchMatches(request.headers['if-none-match'], tag)) return payload;
-    await refundRequest(services, request, reply);
-    reply.code(304);
-    reply.removeHeader('content-type');
-    reply.removeHeader('content-length');
-    for (const name of TAGGED_HEADERS) reply.removeHeader(name);
-    return null;
+    if (!ifNoneMatchMatches(request.headers['if-none-match'], tag)) return done(null, payload);
+    refundRequest(services, request, reply).then(() => {
+      reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      for (const name of TAGGED_HEADERS) reply.removeHeader(name);
+      done(null, null);
+    }, done);
   });
 }

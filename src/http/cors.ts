@@ -31,7 +31,7 @@ export async function registerCors(
   scope: FastifyInstance,
   origins: readonly string[],
   methods: string[],
-  applies: (request: FastifyRequest) => boolean = () => true,
+  applies?: (request: FastifyRequest) => boolean,
 ): Promise<void> {
   const options: FastifyCorsOptions = {
     origin: origins.includes('*') ? '*' : [...origins],
@@ -42,6 +42,12 @@ export async function registerCors(
     maxAge: CORS_MAX_AGE,
     strictPreflight: false,
   };
+  // Without a narrowing the options are fixed, normalized once; a delegator has @fastify/cors
+  // normalize what it returns on every request.
+  if (!applies) {
+    await scope.register(cors, options);
+    return;
+  }
   await scope.register(cors, {
     delegator: (request, callback) =>
       callback(null, applies(request as FastifyRequest) ? options : { origin: false }),

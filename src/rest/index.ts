@@ -21,8 +21,9 @@ export function restApi(services: Services, revision: string) {
     app.setErrorHandler(restErrorHandler);
     app.setSchemaErrorFormatter(grapeErrors);
     // Parameters are read as Rack reads them before the declared schemas check them.
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       request.query = normalizeQuery(request.query);
+      done();
     });
     app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
     eventRoutes(app, services, revision);
