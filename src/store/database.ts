@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { COUNTED_TABLES } from './migrations/015_row_versions.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -16,6 +17,11 @@ export interface Connection {
   dialect: Dialect;
   /** A value that changes whenever any connection commits a write; null where none is cheap. */
   dataVersion(): number | null;
+  /**
+   * A reader of a value that changes whenever a committed write changed one of `tables` (their
+   * change counters, migration 015), for row caches; it reads null where no cheap signal exists.
+   */
+  rowVersion(tables: readonly CountedTable[]): RowVersion;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
   file?: string;
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
@@ -32,6 +38,12 @@ export interface Connection {
   ): Promise<Listener>;
   close(): Promise<void>;
 }
+
+/** Tables with change counters (migration 015). */
+export type CountedTable = (typeof COUNTED_TABLES)[number];
+
+/** What a row cache is valid for: equal values, same rows; null: do not cache. */
+export type RowVersion = () => number | string | null;
 
 export interface Listener {
   /** The schema this connection works in (notifications carry the writer's). */
@@ -105,6 +117,37 @@ function openSqlite(path: string): Connection {
     }
     return memo;
   };
+  // The tables' change counters, read again only when something committed (data_version moved).
+  let countersAt: number | null = null;
+  let counters: Map<string, number> | null = null;
+  let countersStmt: SQLite.Statement | null = null;
+  const readCounters = () => {
+    const version = dataVersion();
+    if (version !== countersAt) {
+      countersAt = version;
+      try {
+        countersStmt ??= sqlite.prepare('SELECT name, value FROM row_versions');
+        const rows = countersStmt.all() as Array<{
+          name: string;
+          value: number;
+        }>;
+        counters = new Map(rows.map((r) => [r.name, r.value]));
+      } catch {
+        // Before migration 015: no counters, so any commit counts.
+        counters = null;
+      }
+    }
+    return counters;
+  };
+  const rowVersion =
+    (tables: readonly CountedTable[]): RowVersion =>
+    () => {
+      const found = readCounters();
+      if (!found) return dataVersion();
+      let key = '';
+      for (const table of tables) key += `${found.get(table) ?? -1}:`;
+      return key;
+    };
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite, forget) }),
   });
@@ -112,6 +155,7 @@ function openSqlite(path: string): Connection {
     db,
     dialect: 'sqlite',
     dataVersion,
+    rowVersion,
     file: path,
     poolStats: () => null,
     close: () => db.destroy(),
@@ -189,6 +233,7 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     db,
     dialect: 'postgres',
     dataVersion: () => null,
+    rowVersion: () => () => null,
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,

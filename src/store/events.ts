@@ -10,6 +10,7 @@ import {
   type Viewer,
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
 
@@ -101,9 +102,9 @@ export class EventStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
-    dataVersion: () => number | null = () => null,
+    membershipsVersion: RowVersion = () => null,
   ) {
-    this.members = new RowCache(dataVersion);
+    this.members = new RowCache(membershipsVersion);
   }
 
   /** The projects a user is a member of, with their visibility and the user's access level. */

@@ -1,4 +1,5 @@
 import { type Insertable, type Kysely, sql } from 'kysely';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -9,10 +10,11 @@ export class ProjectStore {
 
   constructor(
     private readonly db: Kysely<Database>,
-    dataVersion: () => number | null = () => null,
+    projectsVersion: RowVersion = () => null,
+    membersVersion: RowVersion = () => null,
   ) {
-    this.cache = new RowCache(dataVersion);
-    this.levels = new RowCache(dataVersion);
+    this.cache = new RowCache(projectsVersion);
+    this.levels = new RowCache(membersVersion);
   }
 
   byId(id: number): Promise<ProjectRow | undefined> {

@@ -1,20 +1,24 @@
 /**
  * A read-through cache for rows that hot paths look up on every request (token, user, project).
- * It is only used where the store can see every write: SQLite reports commits by any process via
- * `PRAGMA data_version`, so an entry is dropped the moment anything changes. Where that signal is
- * missing (PostgreSQL, many processes), the cache stays empty and every lookup hits the database.
+ * It is only used where the store can see every write: on SQLite `PRAGMA data_version` reports
+ * commits by any process, and the tables' change counters (migration 015) say whether a commit
+ * touched the cached table, so entries are dropped the moment their table changes, and kept while
+ * other tables (events above all) are written. Where no such signal exists (PostgreSQL, many
+ * processes), the cache stays empty and every lookup hits the database.
  */
+import type { RowVersion } from './database.js';
+
 const MAX_ENTRIES = 20_000;
 
 export class RowCache<K, V> {
   private readonly entries = new Map<K, V>();
-  private version: number | null = null;
+  private version: number | string | null = null;
 
-  constructor(private readonly dataVersion: () => number | null) {}
+  constructor(private readonly rowVersion: RowVersion) {}
 
   /** Whether the cache can be used at all (the database reports its version). */
   private fresh(): boolean {
-    const current = this.dataVersion();
+    const current = this.rowVersion();
     if (current === null) return false;
     if (current !== this.version) {
       this.entries.clear();

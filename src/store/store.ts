@@ -6,7 +6,13 @@ import { sql } from 'kysely';
 import { ApplicationStore } from './applications.js';
 import { explainConnectionError } from './connection-errors.js';
 import { ContentStore } from './content.js';
-import { type Connection, type PoolStats, openDatabase } from './database.js';
+import {
+  type Connection,
+  type CountedTable,
+  type PoolStats,
+  type RowVersion,
+  openDatabase,
+} from './database.js';
 import { EventStore } from './events.js';
 import { migrate, pendingMigrations } from './migrate.js';
 import { OAuthStore } from './oauth.js';
@@ -59,12 +65,19 @@ export class Store {
 
   constructor(readonly conn: Connection) {
     const { db } = conn;
-    const version = () => conn.dataVersion();
-    this.events = new EventStore(db, conn.dialect, version);
-    this.users = new UserStore(db, version);
-    this.projects = new ProjectStore(db, version);
+    this.events = new EventStore(
+      db,
+      conn.dialect,
+      conn.rowVersion(['project_members', 'projects']),
+    );
+    this.users = new UserStore(db, conn.rowVersion(['users']));
+    this.projects = new ProjectStore(
+      db,
+      conn.rowVersion(['projects']),
+      conn.rowVersion(['project_members']),
+    );
     this.content = new ContentStore(db);
-    this.tokens = new TokenStore(db, version);
+    this.tokens = new TokenStore(db, conn.rowVersion(['personal_access_tokens']));
     this.applications = new ApplicationStore(db);
     this.oauth = new OAuthStore(db);
     this.sessions = new SessionStore(db);
@@ -79,7 +92,7 @@ export class Store {
     this.milestones = new MilestoneStore(db, conn.dialect);
     this.notes = new NoteStore(db);
     this.members = new MemberStore(db);
-    this.listingVersion = new ListingVersionStore(db, version);
+    this.listingVersion = new ListingVersionStore(db, () => conn.dataVersion());
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
   }
@@ -110,6 +123,11 @@ export class Store {
   /** Changes whenever any process commits to the database; null where that cannot be observed. */
   dataVersion(): number | null {
     return this.conn.dataVersion();
+  }
+
+  /** Changes whenever a commit changed one of `tables` (row caches); null where unobservable. */
+  rowVersion(tables: readonly CountedTable[]): RowVersion {
+    return this.conn.rowVersion(tables);
   }
 
   /**

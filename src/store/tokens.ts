@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
@@ -7,9 +8,9 @@ export class TokenStore {
 
   constructor(
     private readonly db: Kysely<Database>,
-    dataVersion: () => number | null = () => null,
+    rowVersion: RowVersion = () => null,
   ) {
-    this.cache = new RowCache(dataVersion);
+    this.cache = new RowCache(rowVersion);
   }
 
   /** Cached only while nothing at all changes in the database (see RowCache). */

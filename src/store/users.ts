@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -8,9 +9,9 @@ export class UserStore {
 
   constructor(
     private readonly db: Kysely<Database>,
-    dataVersion: () => number | null = () => null,
+    rowVersion: RowVersion = () => null,
   ) {
-    this.cache = new RowCache(dataVersion);
+    this.cache = new RowCache(rowVersion);
   }
 
   byId(id: number): Promise<UserRow | undefined> {

@@ -167,7 +167,7 @@ export function createOAuthServices(
   const authorization = new AuthorizationService(applications, tokens, store.oauth, clock);
   const twoFactor = new TwoFactorService(store, clock);
   const accounts = new AccountService(store, clock, throttle, twoFactor);
-  credentials.addResolver(tokens.resolver(() => store.dataVersion()));
+  credentials.addResolver(tokens.resolver(store.rowVersion(['oauth_access_tokens', 'users'])));
   // Read when used: tests learn the external URL only once the server listens.
   const issuer = () => config.externalUrl;
   const kek = config.keyEncryptionKey === null ? null : keyEncryptionKey(config.keyEncryptionKey);

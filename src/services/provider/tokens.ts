@@ -15,6 +15,7 @@ import {
 } from '../../domain/oauth.js';
 import type { Scope } from '../../domain/scopes.js';
 import { digest, randomSecret } from '../../domain/secrets.js';
+import type { RowVersion } from '../../store/database.js';
 import type { NewToken, OAuthStore, TokenWithUser } from '../../store/oauth.js';
 import type { OAuthApplicationRow, OAuthTokenRow } from '../../store/schema.js';
 import type { Clock } from '../clock.js';
@@ -229,8 +230,8 @@ export class OAuthTokenService {
   }
 
   /** Lets `/api/v4` (and GraphQL) accept these tokens through the credentials layer. */
-  resolver(dataVersion: () => number | null): TokenResolver {
-    return new OAuthTokenResolver(this.oauth, dataVersion);
+  resolver(rowVersion: RowVersion): TokenResolver {
+    return new OAuthTokenResolver(this.oauth, rowVersion);
   }
 }
 
@@ -238,25 +239,26 @@ export class OAuthTokenService {
 const CACHE_LIMIT = 10_000;
 
 /**
- * Verification is one SHA-256 and, when the database has not changed since, a Map lookup: rows
- * are cached under the store's data version (which moves on every committed write, ours or another
- * process's), so a revocation or a blocked user is seen on the very next request. Expiry is always
+ * Verification is one SHA-256 and, when neither OAuth tokens nor users have changed since, a Map
+ * lookup: rows are cached under those tables' row version (which moves on every committed write to
+ * them, ours or another process's), so a revocation or a blocked user is seen on the very next
+ * request. Expiry is always
  * evaluated against the clock. Where no cheap data version exists (PostgreSQL) every request does
  * the two indexed lookups.
  */
 class OAuthTokenResolver implements TokenResolver {
   // GitLab reads OAuth tokens from `Authorization: Bearer` and `access_token`, not PRIVATE-TOKEN.
   readonly acceptsPrivateToken = false;
-  private readonly cache = new Map<string, { version: number; found: TokenWithUser }>();
+  private readonly cache = new Map<string, { version: number | string; found: TokenWithUser }>();
 
   constructor(
     private readonly oauth: OAuthStore,
-    private readonly dataVersion: () => number | null,
+    private readonly rowVersion: RowVersion,
   ) {}
 
   private async lookup(tokenDigest: string): Promise<TokenWithUser | undefined> {
     // Read the version before the rows, so a write racing the query invalidates the entry.
-    const version = this.dataVersion();
+    const version = this.rowVersion();
     const hit = this.cache.get(tokenDigest);
     if (version !== null && hit && hit.version === version) return hit.found;
     const found = await this.oauth.tokenWithUser(tokenDigest);

@@ -16,6 +16,7 @@ import * as liveEvents from './010_live_events.js';
 import * as webhooks from './011_webhooks.js';
 import * as listingEpochs from './013_listing_epochs.js';
 import * as coveringIndexes from './014_covering_indexes.js';
+import * as rowVersions from './015_row_versions.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -37,4 +38,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '011_webhooks', up: webhooks.up },
   { name: '013_listing_epochs', up: listingEpochs.up },
   { name: '014_covering_indexes', up: coveringIndexes.up },
+  { name: '015_row_versions', up: rowVersions.up },
 ];
