@@ -140,6 +140,36 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('new events shift cached newest-first pages: page 2 is rebuilt from pages 1 and 2, no query', async () => {
+      const page = (n: number) => `/api/v4/projects/${pb}/events?per_page=4&page=${n}`;
+      const before = [];
+      for (const n of [1, 2, 3]) before.push(ids((await get(server.url, page(n), token)).body));
+      const hit = () =>
+        metric(server, 'pulsegate_cache_lookups_total', 'cache="rest_page",result="hit"');
+      const miss = () =>
+        metric(server, 'pulsegate_cache_lookups_total', 'cache="rest_page",result="miss"');
+      const [hits, misses] = [await hit(), await miss()];
+
+      const first = await append(writer, pb, bob.id);
+      const second = await append(writer, pb, alice.id, 'pushed');
+      const old = before.flat();
+      const after = [];
+      for (const n of [1, 2, 3]) after.push(ids((await get(server.url, page(n), token)).body));
+      assert.deepEqual(after, [
+        [second.id, first.id, ...old.slice(0, 2)],
+        old.slice(2, 6),
+        old.slice(6, 10),
+      ]);
+      // Every page came from the cache: the new rows and the cached pages hold all of them.
+      assert.equal((await hit()) - hits, 3);
+      assert.equal((await miss()) - misses, 0);
+      // Page 4 was never cached: its rows are not known, so it is read (and exact).
+      const fourth = await get(server.url, page(4), token);
+      assert.deepEqual(ids(fourth.body).slice(0, 2), old.slice(10, 12));
+      assert.equal(ids(fourth.body).length, 4);
+      assert.equal((await miss()) - misses, 1);
+    });
+
     /** The listings compared: projects, users, the viewer's own and scope=all, deep pages, both sorts, filters, several viewers. */
     function cases(): Case[] {
       const viewers: Array<[string, () => Viewer | null]> = [
@@ -155,8 +185,10 @@ for (const dialect of DIALECTS) {
         { sort: 'desc', action: 'pushed' },
         { sort: 'asc', action: 'created' },
       ];
+      // Pages 1 to 3: after new events a cached page 2 or 3 is rebuilt from the pages before it.
       const pages = [
         { page: 1, perPage: 5 },
+        { page: 2, perPage: 5 },
         { page: 3, perPage: 5 },
       ];
       for (const [who, viewer] of viewers) {

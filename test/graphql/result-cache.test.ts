@@ -2,7 +2,7 @@
  * The GraphQL result cache: a repeated query costs no SQL on SQLite until anything writes (through
  * this server's connection or another one); PostgreSQL never serves a cached result; `pageCache:
  * false` turns it (and REST's page cache) off; the viewer's identity and scopes are part of the key;
- * responses with errors are never kept. SQL statements are counted with a Kysely plugin.
+ * responses with errors are never kept. SQL reads are counted with a Kysely plugin.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -57,7 +57,9 @@ async function start(
   let statements = 0;
   const counter: KyselyPlugin = {
     transformQuery: (args) => {
-      statements++;
+      // Reads only: the webhook worker's claim (an UPDATE every second) and the other background
+      // jobs' deletes run on their own clock and would land in a measured request now and then.
+      if (args.node.kind === 'SelectQueryNode') statements++;
       return args.node;
     },
     transformResult: async (args) => args.result,

@@ -173,8 +173,14 @@ export class ListingCache {
   }
 
   /**
-   * Pages that new rows (ids above every cached one) leave as they were: oldest first, every page
-   * with a next page; newest first, none but the first, which gets the new rows prepended.
+   * The cached pages as they stand after new rows (ids above every cached one, oldest first).
+   *
+   * Oldest first: the new rows come after everything, so every page with a next page stands.
+   * Newest first: the listing is now the new rows, newest first, followed by the old listing, so
+   * the page at offset `o` holds the old listing's rows from `o - n` on. A page stands, rebuilt
+   * without a query, when those rows are known: the new rows, and old rows from any cached page
+   * (the first page and the next together give the second page after a write). Pages whose rows
+   * are not all known are dropped.
    */
   private async forwardPages(
     pages: Map<string, CachedPage>,
@@ -182,19 +188,56 @@ export class ListingCache {
     desc: boolean,
   ): Promise<Map<string, CachedPage>> {
     const out = new Map<string, CachedPage>();
-    for (const [key, page] of pages) {
-      if (!desc) {
-        if (page.hasNext) out.set(key, page);
-        continue;
-      }
+    if (!desc) {
+      for (const [key, page] of pages) if (page.hasNext) out.set(key, page);
+      return out;
+    }
+    const n = rows.length;
+    const placed = [...pages].map(([key, page]) => {
       const [offset, limit] = key.split(':').map(Number) as [number, number];
-      if (offset !== 0) continue;
-      const newest = await hydrateEvents(this.store, rows.slice(-limit).reverse());
-      const kept = page.events.slice(0, limit - newest.length);
-      out.set(key, {
-        events: [...newest, ...kept],
-        hasNext: rows.length > limit || page.hasNext || page.events.length > kept.length,
-      });
+      return { key, page, offset, limit };
+    });
+    // What the cached pages tell of the old listing: its rows by position, the highest position
+    // known to hold a row, and its length when a page reached its end.
+    const known = new Map<number, EventView>();
+    let lastRow = -1;
+    let end: number | undefined;
+    for (const { page, offset } of placed) {
+      page.events.forEach((view, i) => known.set(offset + i, view));
+      if (page.events.length === 0) continue;
+      lastRow = Math.max(lastRow, offset + page.events.length - (page.hasNext ? 0 : 1));
+      if (!page.hasNext) end = offset + page.events.length;
+    }
+    // The new rows the pages show, hydrated once for all of them.
+    let shown = 0;
+    for (const { offset, limit } of placed) {
+      if (offset < n) shown = Math.max(shown, Math.min(n, offset + limit));
+    }
+    const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse());
+    const oldAt = (position: number): EventView | 'end' | undefined =>
+      known.get(position) ?? (end !== undefined && position >= end ? 'end' : undefined);
+    for (const { key, offset, limit } of placed) {
+      const events: EventView[] = [];
+      let complete = true;
+      for (let position = offset; position < offset + limit; position++) {
+        if (position < n) {
+          events.push(newest[position]!);
+          continue;
+        }
+        const view = oldAt(position - n);
+        if (view === 'end') break;
+        if (view === undefined) {
+          complete = false;
+          break;
+        }
+        events.push(view);
+      }
+      if (!complete) continue;
+      // Is there a row right after the page?
+      const next = offset + limit;
+      const hasNext =
+        next < n || next - n <= lastRow ? true : oldAt(next - n) === 'end' ? false : undefined;
+      if (hasNext !== undefined) out.set(key, { events, hasNext });
     }
     return out;
   }
