@@ -37,6 +37,7 @@ import {
   type Sample,
   type Started,
   ensureBuilt,
+  freePort,
   interleave,
   pinSelf,
   rssMb,
@@ -308,7 +309,7 @@ async function runSetup(
   console.log(
     `${mix.paths.length} REST listing URLs, ${mix.gql.length} GraphQL queries in the mix`,
   );
-  const port = 4100 + Math.floor(Math.random() * 400);
+  const port = await freePort();
   const server = await startPulsegate(
     port,
     setup.url,
@@ -326,7 +327,7 @@ async function runSetup(
     const body = Buffer.from(await hot.arrayBuffer());
     if (hot.status !== 200) throw new Error(`hot page answered ${hot.status}: ${body}`);
     writeFileSync(join(dir, 'hot.json'), body);
-    baseline = await startBaseline(port + 1, join(dir, 'hot.json'));
+    baseline = await startBaseline(await freePort(), join(dir, 'hot.json'));
 
     const achieved: Record<string, number> = {};
     const atRate = (rate: number) => {
@@ -396,7 +397,7 @@ async function runSetup(
     const writesPerSecond = { '5': achieved['5'] ?? 0, '50': achieved['50'] ?? 0 };
 
     // One request at a time, page cache off, on a server that has seen nothing yet.
-    const cold = await startPulsegate(port + 2, setup.url, ['--no-page-cache'], setup.cpus);
+    const cold = await startPulsegate(await freePort(), setup.url, ['--no-page-cache'], setup.cpus);
     const latency: Record<string, number> = {};
     try {
       const n = options.quick ? 5 : 15;

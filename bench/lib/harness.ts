@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 
 export const SERVER_CPU = '0';
@@ -40,6 +41,21 @@ export interface Started {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
+}
+
+/**
+ * A port nothing listens on now, from the OS. Random ports collided with a previous setup's
+ * server still shutting down, and a readiness check would then have measured the wrong process.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Starts `node <args>` on the server core and waits until `readyPath` answers. */
