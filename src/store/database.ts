@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { COUNTED_TABLES } from './migrations/015_row_versions.js';
+import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -19,7 +19,8 @@ export interface Connection {
   dataVersion(): number | null;
   /**
    * A reader of a value that changes whenever a committed write changed one of `tables` (their
-   * change counters, migration 015), for row caches; it reads null where no cheap signal exists.
+   * change counters, migration 015), for row caches; it reads null where the counters are missing.
+   * SQLite answers at once; PostgreSQL reads its one counter once per event-loop turn.
    */
   rowVersion(tables: readonly CountedTable[]): RowVersion;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
@@ -43,7 +44,8 @@ export interface Connection {
 export type CountedTable = (typeof COUNTED_TABLES)[number];
 
 /** What a row cache is valid for: equal values, same rows; null: do not cache. */
-export type RowVersion = () => number | string | null;
+export type RowVersion = () => RowVersionValue | Promise<RowVersionValue>;
+export type RowVersionValue = number | string | null;
 
 export interface Listener {
   /** The schema this connection works in (notifications carry the writer's). */
@@ -229,11 +231,29 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
+  // The row counter (migration 015), read once per event-loop turn and shared only by the callers
+  // of that turn: all of them arrived before the read was sent, so none is answered from a read
+  // older than itself. Null before the migration (nothing is cached then).
+  let pendingRows: Promise<RowVersionValue> | null = null;
+  const rowCounter = (): Promise<RowVersionValue> => {
+    if (pendingRows) return pendingRows;
+    const read = sql<{ value: string }>`SELECT value FROM row_versions WHERE name = ${ALL_TABLES}`
+      .execute(db)
+      .then(
+        (result) => (result.rows[0] ? Number(result.rows[0].value) : null),
+        () => null,
+      );
+    pendingRows = read;
+    setImmediate(() => {
+      if (pendingRows === read) pendingRows = null;
+    });
+    return read;
+  };
   return {
     db,
     dialect: 'postgres',
     dataVersion: () => null,
-    rowVersion: () => () => null,
+    rowVersion: () => rowCounter,
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,

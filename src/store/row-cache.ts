@@ -1,12 +1,13 @@
 /**
  * A read-through cache for rows that hot paths look up on every request (token, user, project).
- * It is only used where the store can see every write: on SQLite `PRAGMA data_version` reports
+ * It is only used where the store can tell when a cached table changed: on SQLite `PRAGMA data_version` reports
  * commits by any process, and the tables' change counters (migration 015) say whether a commit
  * touched the cached table, so entries are dropped the moment their table changes, and kept while
- * other tables (events above all) are written. Where no such signal exists (PostgreSQL, many
- * processes), the cache stays empty and every lookup hits the database.
+ * other tables (events above all) are written. On PostgreSQL one counter for all these tables is
+ * read once per event-loop turn (a shared round trip instead of one per row); before migration
+ * 015 nothing is cached there.
  */
-import type { RowVersion } from './database.js';
+import type { RowVersion, RowVersionValue } from './database.js';
 
 const MAX_ENTRIES = 20_000;
 
@@ -16,23 +17,41 @@ export class RowCache<K, V> {
 
   constructor(private readonly rowVersion: RowVersion) {}
 
-  /** Whether the cache can be used at all (the database reports its version). */
-  private fresh(): boolean {
-    const current = this.rowVersion();
-    if (current === null) return false;
-    if (current !== this.version) {
+  /**
+   * The current version, with the entries dropped if it moved; null when nothing may be cached.
+   * SQLite answers synchronously (no extra turn on the hot path); PostgreSQL after one shared read.
+   */
+  private current(): RowVersionValue | Promise<RowVersionValue> {
+    const read = this.rowVersion();
+    return read instanceof Promise ? read.then((v) => this.adopt(v)) : this.adopt(read);
+  }
+
+  private adopt(version: RowVersionValue): RowVersionValue {
+    if (version !== null && version !== this.version) {
       this.entries.clear();
-      this.version = current;
+      this.version = version;
     }
-    return true;
+    return version;
+  }
+
+  /**
+   * Keeps rows loaded under `version` only if it is still the cache's version: a load that raced
+   * a newer version (another request saw a commit meanwhile) may predate that commit.
+   */
+  private keep(version: RowVersionValue, rows: Iterable<[K, V]>): void {
+    if (version === null || version !== this.version) return;
+    for (const [key, value] of rows) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(key, value);
+    }
   }
 
   async get(key: K, load: (key: K) => Promise<V>): Promise<V> {
-    if (!this.fresh()) return load(key);
+    const version = await this.current();
+    if (version === null) return load(key);
     if (this.entries.has(key)) return this.entries.get(key)!;
     const value = await load(key);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, value);
+    this.keep(version, [[key, value]]);
     return value;
   }
 
@@ -41,7 +60,8 @@ export class RowCache<K, V> {
     keys: readonly K[],
     loadMany: (keys: K[]) => Promise<Map<K, V>>,
   ): Promise<Map<K, V>> {
-    if (!this.fresh()) return loadMany([...keys]);
+    const version = await this.current();
+    if (version === null) return loadMany([...keys]);
     const out = new Map<K, V>();
     const missing: K[] = [];
     for (const key of keys) {
@@ -50,14 +70,15 @@ export class RowCache<K, V> {
     }
     if (missing.length > 0) {
       const loaded = await loadMany(missing);
-      if (this.entries.size + missing.length >= MAX_ENTRIES) this.entries.clear();
+      const found: Array<[K, V]> = [];
       for (const key of missing) {
         const value = loaded.get(key);
         if (value !== undefined) {
-          this.entries.set(key, value);
+          found.push([key, value]);
           out.set(key, value);
         }
       }
+      this.keep(version, found);
     }
     return out;
   }

@@ -242,9 +242,7 @@ const CACHE_LIMIT = 10_000;
  * Verification is one SHA-256 and, when neither OAuth tokens nor users have changed since, a Map
  * lookup: rows are cached under those tables' row version (which moves on every committed write to
  * them, ours or another process's), so a revocation or a blocked user is seen on the very next
- * request. Expiry is always
- * evaluated against the clock. Where no cheap data version exists (PostgreSQL) every request does
- * the two indexed lookups.
+ * request. Expiry is always evaluated against the clock.
  */
 class OAuthTokenResolver implements TokenResolver {
   // GitLab reads OAuth tokens from `Authorization: Bearer` and `access_token`, not PRIVATE-TOKEN.
@@ -258,7 +256,8 @@ class OAuthTokenResolver implements TokenResolver {
 
   private async lookup(tokenDigest: string): Promise<TokenWithUser | undefined> {
     // Read the version before the rows, so a write racing the query invalidates the entry.
-    const version = this.rowVersion();
+    const read = this.rowVersion();
+    const version = read instanceof Promise ? await read : read;
     const hit = this.cache.get(tokenDigest);
     if (version !== null && hit && hit.version === version) return hit.found;
     const found = await this.oauth.tokenWithUser(tokenDigest);
