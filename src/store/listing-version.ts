@@ -1,30 +1,45 @@
 /**
  * Reads the listing version (migration 009): a counter that triggers move on every committed write
- * to what event listings show. One primary-key read; on SQLite not even that while the connection's
- * data version (which moves on any commit, ours or another process's) is unchanged.
+ * to what event listings show. One primary-key read, shared on PostgreSQL by the requests of one
+ * event-loop turn; on SQLite not even that while the connection's data version (which moves on any
+ * commit, ours or another process's) is unchanged.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 export class ListingVersionStore {
   private memo: { dataVersion: number; value: number } | null = null;
+  /** PostgreSQL: the read of this event-loop turn, shared by its callers (all arrived before it). */
+  private pending: Promise<number> | null = null;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dataVersion: () => number | null,
   ) {}
 
-  async read(): Promise<number> {
+  read(): Promise<number> {
     const dataVersion = this.dataVersion();
-    if (dataVersion !== null && this.memo?.dataVersion === dataVersion) return this.memo.value;
-    const row = await this.db
+    if (dataVersion !== null && this.memo?.dataVersion === dataVersion) {
+      return Promise.resolve(this.memo.value);
+    }
+    if (dataVersion === null && this.pending) return this.pending;
+    const read = this.db
       .selectFrom('listing_version')
       .select('value')
       .where('id', '=', 1)
-      .executeTakeFirstOrThrow();
-    const value = Number(row.value);
-    if (dataVersion !== null) this.memo = { dataVersion, value };
-    return value;
+      .executeTakeFirstOrThrow()
+      .then((row) => {
+        const value = Number(row.value);
+        if (dataVersion !== null) this.memo = { dataVersion, value };
+        return value;
+      });
+    if (dataVersion === null) {
+      this.pending = read;
+      setImmediate(() => {
+        if (this.pending === read) this.pending = null;
+      });
+    }
+    return read;
   }
 }
 
