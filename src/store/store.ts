@@ -99,11 +99,16 @@ export class Store {
 
   /**
    * Runs `work` in one transaction, with a store whose every query runs inside it: all of it
-   * commits or none of it does. Nested calls join the outer transaction.
+   * commits or none of it does. Nested calls join the outer transaction. Its row caches are off:
+   * a transaction reads its own writes, and on PostgreSQL the version read would need a second
+   * pool connection while this one is held (fifty concurrent writers emptied the pool).
    */
   async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     if (this.conn.db.isTransaction) return work(this);
-    return this.conn.db.transaction().execute((trx) => work(new Store({ ...this.conn, db: trx })));
+    const uncached = () => () => null;
+    return this.conn.db
+      .transaction()
+      .execute((trx) => work(new Store({ ...this.conn, db: trx, rowVersion: uncached })));
   }
 
   get db() {
