@@ -8,6 +8,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
+import { sharedPerTurn } from './per-turn.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -231,24 +232,16 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  // The row counter (migration 015), read once per event-loop turn and shared only by the callers
-  // of that turn: all of them arrived before the read was sent, so none is answered from a read
-  // older than itself. Null before the migration (nothing is cached then).
-  let pendingRows: Promise<RowVersionValue> | null = null;
-  const rowCounter = (): Promise<RowVersionValue> => {
-    if (pendingRows) return pendingRows;
-    const read = sql<{ value: string }>`SELECT value FROM row_versions WHERE name = ${ALL_TABLES}`
+  // The row counter (migration 015), one read per event-loop turn; null before the migration
+  // (nothing is cached then).
+  const rowCounter = sharedPerTurn(() =>
+    sql<{ value: string }>`SELECT value FROM row_versions WHERE name = ${ALL_TABLES}`
       .execute(db)
       .then(
-        (result) => (result.rows[0] ? Number(result.rows[0].value) : null),
+        (result): RowVersionValue => (result.rows[0] ? Number(result.rows[0].value) : null),
         () => null,
-      );
-    pendingRows = read;
-    setImmediate(() => {
-      if (pendingRows === read) pendingRows = null;
-    });
-    return read;
-  };
+      ),
+  );
   return {
     db,
     dialect: 'postgres',

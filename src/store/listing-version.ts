@@ -5,41 +5,35 @@
  * commit, ours or another process's) is unchanged.
  */
 import { type Kysely, sql } from 'kysely';
+import { sharedPerTurn } from './per-turn.js';
 import type { Database } from './schema.js';
 
 export class ListingVersionStore {
   private memo: { dataVersion: number; value: number } | null = null;
-  /** PostgreSQL: the read of this event-loop turn, shared by its callers (all arrived before it). */
-  private pending: Promise<number> | null = null;
+  /** PostgreSQL: one read per event-loop turn (store/per-turn.ts). */
+  private readonly shared = sharedPerTurn(() => this.query());
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dataVersion: () => number | null,
   ) {}
 
-  read(): Promise<number> {
+  async read(): Promise<number> {
     const dataVersion = this.dataVersion();
-    if (dataVersion !== null && this.memo?.dataVersion === dataVersion) {
-      return Promise.resolve(this.memo.value);
-    }
-    if (dataVersion === null && this.pending) return this.pending;
-    const read = this.db
+    if (dataVersion === null) return this.shared();
+    if (this.memo?.dataVersion === dataVersion) return this.memo.value;
+    const value = await this.query();
+    this.memo = { dataVersion, value };
+    return value;
+  }
+
+  private async query(): Promise<number> {
+    const row = await this.db
       .selectFrom('listing_version')
       .select('value')
       .where('id', '=', 1)
-      .executeTakeFirstOrThrow()
-      .then((row) => {
-        const value = Number(row.value);
-        if (dataVersion !== null) this.memo = { dataVersion, value };
-        return value;
-      });
-    if (dataVersion === null) {
-      this.pending = read;
-      setImmediate(() => {
-        if (this.pending === read) this.pending = null;
-      });
-    }
-    return read;
+      .executeTakeFirstOrThrow();
+    return Number(row.value);
   }
 }
 

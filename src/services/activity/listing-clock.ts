@@ -11,6 +11,7 @@
  * head is settled (store/events.ts `head`), so walking ids above a listing's mark up to the head
  * finds every event the listing missed, on SQLite and on PostgreSQL, with any number of processes.
  */
+import { sharedPerTurn } from '../../store/per-turn.js';
 import type { Store } from '../../store/store.js';
 
 export interface ListingSnapshot {
@@ -30,7 +31,8 @@ const MAX_FEED_GAP = 20_000;
 export class ListingClock {
   private snapshot: ListingSnapshot | null = null;
   private version: number | null = null;
-  private pending: Promise<ListingSnapshot> | null = null;
+  /** One read per event-loop turn (store/per-turn.ts). */
+  private readonly shared = sharedPerTurn(() => this.read(this.store.dataVersion()));
   private epochs: ReadonlyMap<number, number> = new Map();
   private epochsAt = -1;
   /** Ids at or below `synced` are in the feed maps; ids from `floor` on are known there. */
@@ -67,13 +69,7 @@ export class ListingClock {
     if (version !== null && this.snapshot && version === this.version) {
       return Promise.resolve(this.snapshot);
     }
-    if (this.pending) return this.pending;
-    const read = this.read(version);
-    this.pending = read;
-    setImmediate(() => {
-      if (this.pending === read) this.pending = null;
-    });
-    return read;
+    return this.shared();
   }
 
   private async read(version: number | null): Promise<ListingSnapshot> {
