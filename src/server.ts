@@ -105,18 +105,27 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   await services.oauth.signingKeys.ensure();
 
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      ...(options.logStream ? { stream: options.logStream } : {}),
-      redact: ['req.headers.authorization', 'req.headers["private-token"]', 'req.headers.cookie'],
-      serializers: {
-        req: (req: { method: string; url: string; ip?: string; id: string }) => ({
-          method: req.method,
-          url: redactUrl(req.url),
-          remoteAddress: req.ip,
-        }),
-      },
-    },
+    // Silent: no logger at all, rather than a child logger made (and discarded) per request.
+    logger:
+      options.logger ??
+      (config.logLevel === 'silent' && !options.logStream
+        ? false
+        : {
+            level: config.logLevel,
+            ...(options.logStream ? { stream: options.logStream } : {}),
+            redact: [
+              'req.headers.authorization',
+              'req.headers["private-token"]',
+              'req.headers.cookie',
+            ],
+            serializers: {
+              req: (req: { method: string; url: string; ip?: string; id: string }) => ({
+                method: req.method,
+                url: redactUrl(req.url),
+                remoteAddress: req.ip,
+              }),
+            },
+          }),
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     bodyLimit: 1024 * 1024,

@@ -35,6 +35,12 @@ export class PrometheusMetrics implements Metrics {
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly lookups: Counter<'cache' | 'result'>;
   private readonly refreshes: Counter<'outcome'>;
+  private readonly lookupSeries = new Map<string, { inc(): void }>();
+  private readonly refreshSeries = new Map<string, { inc(): void }>();
+  private readonly series = new Map<
+    string,
+    { count: { inc(): void }; latency: { observe(value: number): void } }
+  >();
 
   constructor(store: Store) {
     const registers = [this.registry];
@@ -58,7 +64,10 @@ export class PrometheusMetrics implements Metrics {
       registers,
     });
     for (const cache of ['rest_page', 'graphql_window', 'graphql_result'] as const) {
-      for (const result of ['hit', 'miss']) this.lookups.inc({ cache, result }, 0);
+      for (const result of ['hit', 'miss']) {
+        this.lookupSeries.set(`${cache} ${result}`, this.lookups.labels({ cache, result }));
+        this.lookups.inc({ cache, result }, 0);
+      }
     }
     this.refreshes = new Counter({
       name: 'pulsegate_listing_refresh_total',
@@ -67,6 +76,7 @@ export class PrometheusMetrics implements Metrics {
       registers,
     });
     for (const outcome of ['current', 'skipped', 'forwarded', 'rebuilt']) {
+      this.refreshSeries.set(outcome, this.refreshes.labels({ outcome }));
       this.refreshes.inc({ outcome }, 0);
     }
     new Gauge({
@@ -97,18 +107,26 @@ export class PrometheusMetrics implements Metrics {
   }
 
   cacheLookup(cache: CacheName, hit: boolean): void {
-    this.lookups.inc({ cache, result: hit ? 'hit' : 'miss' });
+    this.lookupSeries.get(`${cache} ${hit ? 'hit' : 'miss'}`)!.inc();
   }
 
   listingRefresh(outcome: ListingRefresh): void {
-    this.refreshes.inc({ outcome });
+    this.refreshSeries.get(outcome)!.inc();
   }
 
   /** `route` is the route's pattern (`/api/v4/projects/:id/events`), never the requested URL. */
   request(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.latency.observe(labels, seconds);
+    // prom-client hashes a label object on every call; the series of one method, route and
+    // status are looked up once and kept (routes are patterns, so there are few of them).
+    const key = `${method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      series = { count: this.requests.labels(labels), latency: this.latency.labels(labels) };
+      this.series.set(key, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
