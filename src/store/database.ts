@@ -24,6 +24,12 @@ export interface Connection {
    * SQLite answers at once; PostgreSQL reads its one counter once per event-loop turn.
    */
   rowVersion(tables: readonly CountedTable[]): RowVersion;
+  /**
+   * PostgreSQL outside a transaction: what readers check before answering (the settled head, the
+   * listing version, the row counter), read in one statement once per event-loop turn and shared
+   * by every caller of that turn. Absent on SQLite, which reads each of them in-process for free.
+   */
+  turnReading?(): Promise<TurnReading>;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
   file?: string;
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
@@ -39,6 +45,19 @@ export interface Connection {
     onError: (error: unknown) => void,
   ): Promise<Listener>;
   close(): Promise<void>;
+}
+
+/** One statement's view (one snapshot) of the values readers check every turn. */
+export interface TurnReading {
+  /** The highest committed event id (store/events.ts `head`). */
+  headId: number;
+  /** The all-projects listing epoch and the event deletions (listing_epochs rows 0 and -1). */
+  epoch: number;
+  deletions: number;
+  /** The listing version (migration 009). */
+  listingVersion: number;
+  /** The row counter (migration 015). */
+  rowVersion: number;
 }
 
 /** Tables with change counters (migration 015). */
@@ -232,21 +251,35 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  // The row counter (migration 015), one read per event-loop turn; null before the migration
-  // (nothing is cached then).
-  const rowCounter = sharedPerTurn(() =>
-    sql<{ value: string }>`SELECT value FROM row_versions WHERE name = ${ALL_TABLES}`
-      .execute(db)
-      .then(
-        (result): RowVersionValue => (result.rows[0] ? Number(result.rows[0].value) : null),
-        () => null,
-      ),
-  );
+  // Three reads every request needs, as one round trip per event-loop turn instead of three.
+  const turnReading = sharedPerTurn(async (): Promise<TurnReading> => {
+    const { rows } = await sql<Record<keyof TurnReading, number | null>>`SELECT
+      (SELECT max(id) FROM events) AS "headId",
+      (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
+      (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions,
+      (SELECT value FROM listing_version WHERE id = 1) AS "listingVersion",
+      (SELECT value FROM row_versions WHERE name = ${ALL_TABLES}) AS "rowVersion"`.execute(db);
+    const row = rows[0]!;
+    return {
+      headId: Number(row.headId ?? 0),
+      epoch: Number(row.epoch ?? 0),
+      deletions: Number(row.deletions ?? 0),
+      listingVersion: Number(row.listingVersion ?? 0),
+      rowVersion: Number(row.rowVersion ?? 0),
+    };
+  });
+  // The row counter; null when it cannot be read (before migration 015: nothing is cached then).
+  const rowCounter = (): Promise<RowVersionValue> =>
+    turnReading().then(
+      (reading) => reading.rowVersion,
+      () => null,
+    );
   return {
     db,
     dialect: 'postgres',
     dataVersion: () => null,
     rowVersion: () => rowCounter,
+    turnReading,
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,

@@ -10,7 +10,7 @@ import {
   type Viewer,
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
-import type { RowVersion } from './database.js';
+import type { RowVersion, TurnReading } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
 
@@ -103,6 +103,7 @@ export class EventStore {
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
     membershipsVersion: RowVersion = () => null,
+    private readonly turnReading?: () => Promise<TurnReading>,
   ) {
     this.members = new RowCache(membershipsVersion);
   }
@@ -267,6 +268,10 @@ export class EventStore {
    * holds one transaction lock from before its id is drawn until it commits (see `append`).
    */
   async head(): Promise<ListingHead> {
+    if (this.turnReading) {
+      const { headId, epoch, deletions } = await this.turnReading();
+      return { id: headId, epoch, deletions };
+    }
     const row = await this.db
       .selectNoFrom((eb) => [
         eb

@@ -1,26 +1,28 @@
 /**
  * Reads the listing version (migration 009): a counter that triggers move on every committed write
- * to what event listings show. One primary-key read, shared on PostgreSQL by the requests of one
- * event-loop turn; on SQLite not even that while the connection's data version (which moves on any
- * commit, ours or another process's) is unchanged.
+ * to what event listings show. On PostgreSQL it comes with the turn's shared reading (one statement
+ * per event-loop turn, store/database.ts); on SQLite it is a primary-key read, and not even that
+ * while the connection's data version (which moves on any commit, ours or another process's) is
+ * unchanged.
  */
 import { type Kysely, sql } from 'kysely';
-import { sharedPerTurn } from './per-turn.js';
+import type { TurnReading } from './database.js';
 import type { Database } from './schema.js';
 
 export class ListingVersionStore {
   private memo: { dataVersion: number; value: number } | null = null;
-  /** PostgreSQL: one read per event-loop turn (store/per-turn.ts). */
-  private readonly shared = sharedPerTurn(() => this.query());
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dataVersion: () => number | null,
+    /** PostgreSQL: the turn's shared reading (database.ts), which carries the version. */
+    private readonly turnReading?: () => Promise<TurnReading>,
   ) {}
 
   async read(): Promise<number> {
+    if (this.turnReading) return (await this.turnReading()).listingVersion;
     const dataVersion = this.dataVersion();
-    if (dataVersion === null) return this.shared();
+    if (dataVersion === null) return this.query();
     if (this.memo?.dataVersion === dataVersion) return this.memo.value;
     const value = await this.query();
     this.memo = { dataVersion, value };

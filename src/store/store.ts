@@ -69,6 +69,7 @@ export class Store {
       db,
       conn.dialect,
       conn.rowVersion(['project_members', 'projects']),
+      conn.turnReading,
     );
     this.users = new UserStore(db, conn.rowVersion(['users']));
     this.projects = new ProjectStore(
@@ -92,7 +93,7 @@ export class Store {
     this.milestones = new MilestoneStore(db, conn.dialect);
     this.notes = new NoteStore(db);
     this.members = new MemberStore(db);
-    this.listingVersion = new ListingVersionStore(db, () => conn.dataVersion());
+    this.listingVersion = new ListingVersionStore(db, () => conn.dataVersion(), conn.turnReading);
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
   }
@@ -106,9 +107,11 @@ export class Store {
   async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     if (this.conn.db.isTransaction) return work(this);
     const uncached = () => () => null;
-    return this.conn.db
-      .transaction()
-      .execute((trx) => work(new Store({ ...this.conn, db: trx, rowVersion: uncached })));
+    // Nor does it share the turn's reading: it reads its own snapshot, on its own connection.
+    return this.conn.db.transaction().execute((trx) => {
+      const { turnReading: _shared, ...conn } = this.conn;
+      return work(new Store({ ...conn, db: trx, rowVersion: uncached }));
+    });
   }
 
   get db() {
