@@ -10,7 +10,8 @@
  * - GraphQL: the hot query, and a mix of project, user and `events(scope: ALL)` queries at 50
  *   writes per second;
  * - one request at a time with the page cache off: `scope=all` page 3 against one project's page 3,
- *   and the first request of listings a fresh server has never seen.
+ *   the first requests of a server just started, then the first request of listings the running
+ *   server has never seen.
  *
  * Setups: SQLite with 1 and 2 workers, and PostgreSQL with 2 worker processes when a URL is given.
  * Medians of interleaved rounds, p99, peak RSS of the server's processes.
@@ -401,11 +402,18 @@ async function runSetup(
     const latency: Record<string, number> = {};
     try {
       const n = options.quick ? 5 : 15;
+      // Right after boot every request also pays for compiling the code it runs.
+      const booting: number[] = [];
+      for (const path of spread(mix.paths, n * 2, 1))
+        booting.push(await timed(cold.url + path, headers));
+      latency['first requests after boot, median'] = median(booting);
+      // A running server meeting a listing it has never seen: its count, seek and page from the
+      // database (other listings were served before, so the code is compiled).
       const firsts: number[] = [];
       for (const path of spread(mix.paths, n * 2))
         firsts.push(await timed(cold.url + path, headers));
-      latency['first request of a listing (fresh server), median'] = median(firsts);
-      latency['first request of a listing (fresh server), max'] = Math.max(...firsts);
+      latency['first request of a listing (running server), median'] = median(firsts);
+      latency['first request of a listing (running server), max'] = Math.max(...firsts);
       const projectPage3: number[] = [];
       const allPage3: number[] = [];
       for (let i = 0; i < n; i++) {
@@ -427,10 +435,13 @@ async function runSetup(
   }
 }
 
-/** `count` paths spread evenly over the mix (different listings, never repeated). */
-function spread(paths: string[], count: number): string[] {
+/**
+ * `count` paths spread evenly over the mix (different listings, never repeated); another `shift`
+ * gives other listings (when the mix holds at least twice `count`).
+ */
+function spread(paths: string[], count: number, shift = 0): string[] {
   const step = Math.max(1, Math.floor(paths.length / count));
-  return paths.filter((_, i) => i % step === 0).slice(0, count);
+  return paths.filter((_, i) => i % step === shift % step).slice(0, count);
 }
 
 async function timed(url: string, headers: Record<string, string>): Promise<number> {

@@ -181,8 +181,9 @@ export class ActivityService {
     const { entry, q } = await this.listings.cache.entry(unbounded);
     const offset = (page.page - 1) * page.perPage;
     const pageKey = `${offset}:${page.perPage}`;
-    const cached = entry.pages?.get(pageKey);
+    let cached = entry.pages?.get(pageKey);
     if (entry.pages) this.metrics.cacheLookup('rest_page', cached !== undefined);
+    if (cached?.shift) cached = await this.listings.cache.settle(q, entry, pageKey, cached);
     if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
     const total = reportedTotal(entry.count);
     if (cached) return { ...cached, total };

@@ -37,6 +37,12 @@ const MAX_CHECKPOINTS = 1_000;
 export interface CachedPage {
   events: EventView[];
   hasNext: boolean;
+  /**
+   * Rows that have since come before `events[0]` (newest first: new events pushed the page down).
+   * The page stands once it is settled: those rows, then its own rows up to the page's size
+   * (`ListingCache.settle`, one short walk instead of fetching and hydrating the whole page).
+   */
+  shift?: number;
 }
 
 /** A GraphQL keyset window as cached, with the bounds it was asked with. */
@@ -179,8 +185,9 @@ export class ListingCache {
    * Newest first: the listing is now the new rows, newest first, followed by the old listing, so
    * the page at offset `o` holds the old listing's rows from `o - n` on. A page stands, rebuilt
    * without a query, when those rows are known: the new rows, and old rows from any cached page
-   * (the first page and the next together give the second page after a write). Pages whose rows
-   * are not all known are dropped.
+   * (the first page and the next together give the second page after a write). A page whose rows
+   * are not all known is kept as it was with a `shift` (see `settle`), unless fewer than one of
+   * its rows would remain.
    */
   private async forwardPages(
     pages: Map<string, CachedPage>,
@@ -195,18 +202,19 @@ export class ListingCache {
     const n = rows.length;
     const placed = [...pages].map(([key, page]) => {
       const [offset, limit] = key.split(':').map(Number) as [number, number];
-      return { key, page, offset, limit };
+      // Where the page's rows stand in the old listing (a shifted page's rows lie further down).
+      return { key, page, offset, limit, at: offset + (page.shift ?? 0) };
     });
     // What the cached pages tell of the old listing: its rows by position, the highest position
     // known to hold a row, and its length when a page reached its end.
     const known = new Map<number, EventView>();
     let lastRow = -1;
     let end: number | undefined;
-    for (const { page, offset } of placed) {
-      page.events.forEach((view, i) => known.set(offset + i, view));
+    for (const { page, at } of placed) {
+      page.events.forEach((view, i) => known.set(at + i, view));
       if (page.events.length === 0) continue;
-      lastRow = Math.max(lastRow, offset + page.events.length - (page.hasNext ? 0 : 1));
-      if (!page.hasNext) end = offset + page.events.length;
+      lastRow = Math.max(lastRow, at + page.events.length - (page.hasNext ? 0 : 1));
+      if (!page.hasNext) end = at + page.events.length;
     }
     // The new rows the pages show, hydrated once for all of them.
     let shown = 0;
@@ -216,7 +224,7 @@ export class ListingCache {
     const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse());
     const oldAt = (position: number): EventView | 'end' | undefined =>
       known.get(position) ?? (end !== undefined && position >= end ? 'end' : undefined);
-    for (const { key, offset, limit } of placed) {
+    for (const { key, page, offset, limit } of placed) {
       const events: EventView[] = [];
       let complete = true;
       for (let position = offset; position < offset + limit; position++) {
@@ -232,14 +240,40 @@ export class ListingCache {
         }
         events.push(view);
       }
-      if (!complete) continue;
       // Is there a row right after the page?
       const next = offset + limit;
-      const hasNext =
-        next < n || next - n <= lastRow ? true : oldAt(next - n) === 'end' ? false : undefined;
-      if (hasNext !== undefined) out.set(key, { events, hasNext });
+      const hasNext = !complete
+        ? undefined
+        : next < n || next - n <= lastRow
+          ? true
+          : oldAt(next - n) === 'end'
+            ? false
+            : undefined;
+      if (hasNext !== undefined) {
+        out.set(key, { events, hasNext });
+        continue;
+      }
+      const shift = (page.shift ?? 0) + n;
+      if (page.events.length > 0 && shift < limit) out.set(key, { ...page, shift });
     }
     return out;
+  }
+
+  /**
+   * A shifted page as it stands at the entry's mark: the `shift` rows right before its first row
+   * (one walk up the listing's index from that row), then its own rows, cut to the page's size.
+   * Stored back into the entry: the same mark, the same answer for every later request.
+   */
+  async settle(q: EventQuery, entry: Entry, key: string, page: CachedPage): Promise<CachedPage> {
+    const limit = Number(key.split(':')[1]);
+    const before = await this.store.events.since(q, page.events[0]!.id, page.shift ?? 0);
+    const views = await hydrateEvents(this.store, before.reverse());
+    const settled: CachedPage = {
+      events: [...views, ...page.events].slice(0, limit),
+      hasNext: views.length + page.events.length > limit || page.hasNext,
+    };
+    if (entry.pages?.get(key) === page) entry.pages.set(key, settled);
+    return settled;
   }
 
   /**
