@@ -10,6 +10,7 @@ import { offsetPageOf } from '../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivitySource } from '../services/activity/activity.js';
+import type { EventView } from '../services/activity/event-views.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
 import { answerIfNotModified, tagResponses } from '../http/conditional.js';
@@ -17,7 +18,7 @@ import { setPaginationHeaders } from './pagination.js';
 import { EVENT_LIST_QUERY, type EventListQuery, ID_PARAM } from './params.js';
 import { presentEvent } from './present.js';
 import type { NormalizedQuery } from './query.js';
-import { sendJsonList } from './respond.js';
+import { itemJson, sendJsonList } from './respond.js';
 
 type ListRequest = FastifyRequest<{ Querystring: EventListQuery }>;
 type SourceRequest = FastifyRequest<{ Querystring: EventListQuery; Params: { id: string } }>;
@@ -27,6 +28,7 @@ const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
 
 export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
+  const eventJson = itemJson((e: EventView) => presentEvent(e, config.externalUrl));
   // Every list answers `If-None-Match` (ETag, 304, X-Poll-Interval: see http/conditional.ts).
   tagResponses(app, services);
 
@@ -58,7 +60,7 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
       query as NormalizedQuery,
       { sort: filter.sort },
     );
-    return sendJsonList(reply, listing.events, (e) => presentEvent(e, config.externalUrl));
+    return sendJsonList(reply, listing.events, eventJson);
   }
 
   app.get('/events', LIST, async (request: ListRequest, reply) => {

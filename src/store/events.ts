@@ -62,6 +62,8 @@ export interface EventChange {
   id: number;
   project_id: number;
   author_id: number;
+  action: number;
+  target_type: string | null;
 }
 
 /**
@@ -320,7 +322,7 @@ export class EventStore {
   async changes(afterId: number, upTo: number): Promise<EventChange[]> {
     return this.db
       .selectFrom('events')
-      .select(['id', 'project_id', 'author_id'])
+      .select(['id', 'project_id', 'author_id', 'action', 'target_type'])
       .where('id', '>', afterId)
       .where('id', '<=', upTo)
       .orderBy('id')

@@ -35,15 +35,21 @@ async function metric(server: TestServer, name: string, labels: string): Promise
 }
 
 /** Appends one event through the store, in a transaction of its own (as the recorder does). */
-function append(store: Store, projectId: number, authorId: number, action: Action = 'created') {
+function append(
+  store: Store,
+  projectId: number,
+  authorId: number,
+  action: Action = 'created',
+  issueId: number | null = null,
+) {
   return store.transaction((tx) =>
     tx.events.append({
       project_id: projectId,
       author_id: authorId,
       action: actionCode(action),
-      target_type: null,
-      target_id: null,
-      issue_id: null,
+      target_type: issueId === null ? null : 'Issue',
+      target_id: issueId,
+      issue_id: issueId,
       created_at: T0,
     }),
   );
@@ -138,6 +144,47 @@ for (const dialect of DIALECTS) {
         await metric(server, 'pulsegate_listing_refresh_total', 'outcome="forwarded"'),
         forwarded + 1,
       );
+    });
+
+    it('a filtered listing walks nothing after events its filter excludes, and sees those it includes', async () => {
+      const refreshed = (outcome: string) =>
+        metric(server, 'pulsegate_listing_refresh_total', `outcome="${outcome}"`);
+      const cases: Array<[string, () => Promise<unknown>, () => Promise<{ id: number }>]> = [
+        [
+          `/api/v4/projects/${pa}/events?action=pushed&per_page=5`,
+          () => append(writer, pa, alice.id, 'created'),
+          () => append(writer, pa, alice.id, 'pushed'),
+        ],
+        [
+          `/api/v4/projects/${pa}/events?target_type=issue&per_page=5`,
+          () => append(writer, pa, alice.id, 'closed'),
+          () => append(writer, pa, alice.id, 'closed', publicIssueId),
+        ],
+        // By author, in another project.
+        [
+          `/api/v4/users/${alice.id}/events?action=pushed&per_page=5`,
+          () => append(writer, pb, alice.id, 'created'),
+          () => append(writer, pb, alice.id, 'pushed'),
+        ],
+      ];
+      for (const [path, excluded, included] of cases) {
+        const first = await get(server.url, path, token);
+        assert.equal(first.status, 200);
+        const [skipped, forwarded] = [await refreshed('skipped'), await refreshed('forwarded')];
+        await excluded();
+        const same = await get(server.url, path, token);
+        assert.equal(same.text, first.text, path);
+        assert.equal(
+          await refreshed('skipped'),
+          skipped + 1,
+          `${path}: no walk after an excluded event`,
+        );
+        assert.equal(await refreshed('forwarded'), forwarded, path);
+        const row = await included();
+        const after = await get(server.url, path, token);
+        assert.deepEqual(ids(after.body), [row.id, ...ids(first.body).slice(0, 4)], path);
+        assert.equal(await refreshed('forwarded'), forwarded + 1, path);
+      }
     });
 
     it('new events shift cached newest-first pages: page 2 is rebuilt from pages 1 and 2, no query', async () => {

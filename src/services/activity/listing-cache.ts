@@ -18,6 +18,7 @@
  * started with, bounded by that entry's mark, so every number of one answer describes one moment.
  */
 import { MAX_COUNT } from '../../domain/pagination.js';
+import { actionCode } from '../../domain/vocabulary.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -168,13 +169,25 @@ export class ListingCache {
     return (await this.store.events.memberProjects(q.source.userId)).map((p) => p.projectId);
   }
 
-  /** The newest event id the feed saw for this listing's project(s) or author. */
+  /**
+   * The newest event id the feed saw for this listing's project(s) or author that could match
+   * its action and target type filters (a listing of pushes walks nothing after a comment).
+   */
   private lastChange(q: EventQuery, members: number[] | null): number {
     const { source } = q;
-    if (source.kind === 'project') return this.clock.lastOfProject(source.projectId);
-    if (source.kind === 'author') return this.clock.lastOfAuthor(source.userId);
+    const filter = {
+      ...(q.filter.action ? { action: actionCode(q.filter.action) } : {}),
+      ...(q.filter.targetType ? { targetType: q.filter.targetType } : {}),
+    };
+    if (source.kind === 'project') {
+      return this.clock.lastMatching({ projectId: source.projectId }, filter);
+    }
+    if (source.kind === 'author')
+      return this.clock.lastMatching({ authorId: source.userId }, filter);
     let last = 0;
-    for (const id of members ?? []) last = Math.max(last, this.clock.lastOfProject(id));
+    for (const id of members ?? []) {
+      last = Math.max(last, this.clock.lastMatching({ projectId: id }, filter));
+    }
     return last;
   }
 

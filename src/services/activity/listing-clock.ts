@@ -41,6 +41,9 @@ export class ListingClock {
   private deletions = -1;
   private readonly byProject = new Map<number, number>();
   private readonly byAuthor = new Map<number, number>();
+  /** The same per project (`p<id>`) or author (`a<id>`) and action code or target type. */
+  private readonly byAction = new Map<string, number>();
+  private readonly byTarget = new Map<string, number>();
   private feed: Promise<void> = Promise.resolve();
 
   constructor(private readonly store: Store) {}
@@ -57,6 +60,28 @@ export class ListingClock {
 
   lastOfAuthor(authorId: number): number {
     return this.byAuthor.get(authorId) ?? 0;
+  }
+
+  /**
+   * The newest event id of a project or author that could match a filter on action and target
+   * type: no event newer than this one matches (an event matching both is counted under both).
+   */
+  lastMatching(
+    owner: { projectId: number } | { authorId: number },
+    filter: { action?: number; targetType?: string },
+  ): number {
+    const key = 'projectId' in owner ? `p${owner.projectId}` : `a${owner.authorId}`;
+    let last =
+      'projectId' in owner
+        ? this.lastOfProject(owner.projectId)
+        : this.lastOfAuthor(owner.authorId);
+    if (filter.action !== undefined) {
+      last = Math.min(last, this.byAction.get(`${key}:${filter.action}`) ?? 0);
+    }
+    if (filter.targetType !== undefined) {
+      last = Math.min(last, this.byTarget.get(`${key}:${filter.targetType}`) ?? 0);
+    }
+    return last;
   }
 
   /**
@@ -104,6 +129,8 @@ export class ListingClock {
         // First read, or a bulk load: start the feed here; older marks walk instead of trusting it.
         this.byProject.clear();
         this.byAuthor.clear();
+        this.byAction.clear();
+        this.byTarget.clear();
         this.floorId = head;
         this.synced = head;
         return;
@@ -111,6 +138,12 @@ export class ListingClock {
       for (const change of await this.store.events.changes(this.synced, head)) {
         this.byProject.set(change.project_id, change.id);
         this.byAuthor.set(change.author_id, change.id);
+        for (const key of [`p${change.project_id}`, `a${change.author_id}`]) {
+          this.byAction.set(`${key}:${change.action}`, change.id);
+          if (change.target_type !== null) {
+            this.byTarget.set(`${key}:${change.target_type}`, change.id);
+          }
+        }
       }
       this.synced = head;
     });
