@@ -2,6 +2,7 @@
  * Opens the database named by a URL: `sqlite:<path>` (the default, embedded) or `postgres://…`.
  * Nothing outside store/ knows which dialect runs.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -223,6 +224,50 @@ function withStatementCache(sqlite: SQLite.Database, onWrite: () => void): SQLit
 
 const POOL_MAX = 10;
 
+/**
+ * Reads of rows by key (tokens, users, projects, memberships, a page's issues and notes) as named
+ * statements: each connection parses and plans one of them once, not on every request, which on a
+ * cached listing was most of PostgreSQL's work. Only reads that leave the event log alone: a
+ * listing's plan depends on its parameters (which project, how deep), so those are planned anew.
+ * Never inside a transaction: migrations run in transactions, and a statement prepared before a
+ * table changed shape would fail afterwards.
+ */
+function prepareRowReads(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const names = new Map<string, string>();
+  let inTransaction = false;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (typeof text === 'string') {
+      if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
+      else if (/^(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
+    }
+    if (
+      inTransaction ||
+      args.length !== 2 ||
+      typeof text !== 'string' ||
+      !Array.isArray(values) ||
+      !/^select /i.test(text) ||
+      text.includes('"events"')
+    ) {
+      return query(...args);
+    }
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `pulsegate_${createHash('sha1').update(text).digest('hex')}`;
+      names.set(text, name);
+    }
+    if (name === '') return query(text, values);
+    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+      // Another process migrated a table under a prepared read ("cached plan must not change
+      // result type"): read it unnamed from now on, on this connection.
+      if ((error as { code?: string }).code !== '0A000') throw error;
+      names.set(text, '');
+      return query(text, values);
+    });
+  };
+}
+
 async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   const types = {
     getTypeParser(oid: number, format?: string) {
@@ -249,16 +294,22 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     connectionTimeoutMillis: 10_000,
     ...(options ? { options } : {}),
   });
+  pool.on('connect', prepareRowReads);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  // Three reads every request needs, as one round trip per event-loop turn instead of three.
+  // Three reads every request needs, as one round trip per event-loop turn instead of three; a
+  // named statement, so each connection parses and plans it once rather than on every request.
   const turnReading = sharedPerTurn(async (): Promise<TurnReading> => {
-    const { rows } = await sql<Record<keyof TurnReading, number | null>>`SELECT
-      (SELECT max(id) FROM events) AS "headId",
-      (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
-      (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions,
-      (SELECT value FROM listing_version WHERE id = 1) AS "listingVersion",
-      (SELECT value FROM row_versions WHERE name = ${ALL_TABLES}) AS "rowVersion"`.execute(db);
+    const { rows } = await pool.query<Record<keyof TurnReading, number | null>>({
+      name: 'pulsegate_turn_reading',
+      text: `SELECT
+        (SELECT max(id) FROM events) AS "headId",
+        (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
+        (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions,
+        (SELECT value FROM listing_version WHERE id = 1) AS "listingVersion",
+        (SELECT value FROM row_versions WHERE name = $1) AS "rowVersion"`,
+      values: [ALL_TABLES],
+    });
     const row = rows[0]!;
     return {
       headId: Number(row.headId ?? 0),
