@@ -53,28 +53,19 @@ export class ListingClock {
     return this.floorId;
   }
 
-  /** The newest event id of a project (or author) this process has seen in the feed, or 0. */
-  lastOfProject(projectId: number): number {
-    return this.byProject.get(projectId) ?? 0;
-  }
-
-  lastOfAuthor(authorId: number): number {
-    return this.byAuthor.get(authorId) ?? 0;
-  }
-
   /**
-   * The newest event id of a project or author that could match a filter on action and target
-   * type: no event newer than this one matches (an event matching both is counted under both).
+   * The newest event id of a project (or author) this process has seen in the feed that could
+   * match a filter on action and target type, or 0: no event newer than this one matches (an event
+   * matching both is counted under both).
    */
   lastMatching(
     owner: { projectId: number } | { authorId: number },
     filter: { action?: number; targetType?: string },
   ): number {
-    const key = 'projectId' in owner ? `p${owner.projectId}` : `a${owner.authorId}`;
+    const project = 'projectId' in owner;
+    const key = project ? `p${owner.projectId}` : `a${owner.authorId}`;
     let last =
-      'projectId' in owner
-        ? this.lastOfProject(owner.projectId)
-        : this.lastOfAuthor(owner.authorId);
+      (project ? this.byProject.get(owner.projectId) : this.byAuthor.get(owner.authorId)) ?? 0;
     if (filter.action !== undefined) {
       last = Math.min(last, this.byAction.get(`${key}:${filter.action}`) ?? 0);
     }
