@@ -28,7 +28,10 @@ const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
 
 export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
-  const eventJson = itemJson((e: EventView) => presentEvent(e, config.externalUrl));
+  const eventJson = itemJson(
+    (e: EventView) => presentEvent(e, config.externalUrl),
+    config.pageCache,
+  );
   // Every list answers `If-None-Match` (ETag, 304, X-Poll-Interval: see http/conditional.ts).
   tagResponses(app, services);
 

@@ -4,11 +4,17 @@ import type { FastifyReply } from 'fastify';
 const serialized = new WeakMap<readonly unknown[], Buffer>();
 
 /**
- * A list presenter that also remembers each item's JSON, per item object. Pages a write pushed
- * down share most of their items with the pages they replace, so serializing them again costs the
- * new items only. The presenter must be created once (per route), not per request.
+ * A list presenter that also remembers each item's JSON, per item object, when `remember` (the
+ * page cache is on): pages a write pushed down share most of their items with the pages they
+ * replace, so serializing them again costs the new items only. Without the page cache every item
+ * is new, and a WeakMap entry per short-lived item would only add garbage-collection work. The
+ * presenter must be created once (per route), not per request.
  */
-export function itemJson<T extends object>(present: (item: T) => unknown): (item: T) => string {
+export function itemJson<T extends object>(
+  present: (item: T) => unknown,
+  remember: boolean,
+): (item: T) => string {
+  if (!remember) return (item) => JSON.stringify(present(item));
   const known = new WeakMap<T, string>();
   return (item) => {
     let json = known.get(item);
