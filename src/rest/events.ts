@@ -62,7 +62,7 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
       path,
       query as NormalizedQuery,
       { sort: filter.sort },
-      memoKey(request.url),
+      request.url,
     );
     return sendJsonList(reply, listing.events, eventJson);
   }
@@ -90,15 +90,4 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
   };
   app.get('/projects/:id/events', BY_ID, projectEvents);
   app.get('/:id/events', BY_ID, projectEvents);
-}
-
-/**
- * The URL as a key for headers built once per URL, unless its query string may hold a credential
- * (`private_token`, `access_token`, or any percent-encoded name): those are never kept in memory.
- */
-function memoKey(url: string): string | undefined {
-  const at = url.indexOf('?');
-  if (at === -1) return url;
-  const search = url.slice(at);
-  return /token|%/i.test(search) ? undefined : url;
 }

@@ -24,8 +24,8 @@ const BUILT_MAX = 10_000;
 const built = new Map<string, Array<[string, string]>>();
 
 /**
- * `urlKey`, when given, is the request's URL (path and query string as sent): equal URLs give equal
- * `path` and `query`, so the headers are built once per URL and page figures.
+ * `requestUrl`, when given, is the request's URL (path and query string as sent): equal URLs give
+ * equal `path` and `query`, so the headers are built once per URL and page figures.
  */
 export function setPaginationHeaders(
   reply: FastifyReply,
@@ -34,12 +34,12 @@ export function setPaginationHeaders(
   path: string,
   query: NormalizedQuery,
   defaults: Record<string, string>,
-  urlKey?: string,
+  requestUrl?: string,
 ): void {
   const key =
-    urlKey === undefined
+    requestUrl === undefined || !memorable(requestUrl)
       ? undefined
-      : `${info.page}|${info.perPage}|${info.total}|${info.hasNext}|${info.count}|${urlKey}`;
+      : `${info.page}|${info.perPage}|${info.total}|${info.hasNext}|${info.count}|${requestUrl}`;
   let headers = key === undefined ? undefined : built.get(key);
   if (!headers) {
     headers = paginationHeaders(info, externalUrl, path, query, defaults);
@@ -49,6 +49,15 @@ export function setPaginationHeaders(
     }
   }
   for (const [name, value] of headers) reply.header(name, value);
+}
+
+/**
+ * A URL is kept as a key unless its query string may hold a credential (`private_token`,
+ * `access_token`, or any percent-encoded name): secrets are never kept in memory.
+ */
+function memorable(url: string): boolean {
+  const at = url.indexOf('?');
+  return at === -1 || !/token|%/i.test(url.slice(at));
 }
 
 function paginationHeaders(

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { SETTLED_HEAD_COLUMNS } from './events.js';
 import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
 import { sharedPerTurn } from './per-turn.js';
 import type { Database } from './schema.js';
@@ -300,19 +301,18 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   // Three reads every request needs, as one round trip per event-loop turn instead of three; a
   // named statement, so each connection parses and plans it once rather than on every request.
   const turnReading = sharedPerTurn(async (): Promise<TurnReading> => {
-    const { rows } = await pool.query<Record<keyof TurnReading, number | null>>({
+    const { rows } = await pool.query<
+      Record<'id' | 'epoch' | 'deletions' | 'listingVersion' | 'rowVersion', number | null>
+    >({
       name: 'pulsegate_turn_reading',
-      text: `SELECT
-        (SELECT max(id) FROM events) AS "headId",
-        (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
-        (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions,
+      text: `SELECT ${SETTLED_HEAD_COLUMNS},
         (SELECT value FROM listing_version WHERE id = 1) AS "listingVersion",
         (SELECT value FROM row_versions WHERE name = $1) AS "rowVersion"`,
       values: [ALL_TABLES],
     });
     const row = rows[0]!;
     return {
-      headId: Number(row.headId ?? 0),
+      headId: Number(row.id ?? 0),
       epoch: Number(row.epoch ?? 0),
       deletions: Number(row.deletions ?? 0),
       listingVersion: Number(row.listingVersion ?? 0),

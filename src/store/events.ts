@@ -57,6 +57,14 @@ export interface ListingHead {
   deletions: number;
 }
 
+/**
+ * The settled head's columns (`head()`), as one statement's select list: PostgreSQL's turn reading
+ * (store/database.ts) reads them in the same statement as the counters it needs.
+ */
+export const SETTLED_HEAD_COLUMNS = `(SELECT max(id) FROM events) AS id,
+  (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
+  (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions`;
+
 /** One appended event, as the change feed reports it. */
 export interface EventChange {
   id: number;
@@ -274,20 +282,13 @@ export class EventStore {
       const { headId, epoch, deletions } = await this.turnReading();
       return { id: headId, epoch, deletions };
     }
-    const row = await this.db
-      .selectNoFrom((eb) => [
-        eb
-          .selectFrom('events')
-          .select((e) => e.fn.max('id').as('m'))
-          .as('id'),
-        eb.selectFrom('listing_epochs').select('epoch').where('project_id', '=', 0).as('epoch'),
-        eb
-          .selectFrom('listing_epochs')
-          .select('epoch')
-          .where('project_id', '=', -1)
-          .as('deletions'),
-      ])
-      .executeTakeFirstOrThrow();
+    const { rows } = await sql<{
+      id: number | null;
+      epoch: number | null;
+      deletions: number | null;
+    }>`
+      SELECT ${sql.raw(SETTLED_HEAD_COLUMNS)}`.execute(this.db);
+    const row = rows[0]!;
     return {
       id: Number(row.id ?? 0),
       epoch: Number(row.epoch ?? 0),
