@@ -12,6 +12,11 @@
  * - **body tags**, while the version is unsettled (PostgreSQL, the first seconds after a change):
  *   a hash of the response's bytes and pagination headers, computed as it is sent. A poll
  *   with an equal body still gets a 304, after the listing ran.
+ *
+ * A version tag stands for exactly one body, so the response sent under it is kept (bytes and the
+ * headers that belong to the body) and sent again to the next request that gets the same tag, with
+ * or without `If-None-Match`: the same exactness that lets a poll get a 304 lets a reader get the
+ * 200 without the listing. Each request still authenticates and reads the version first.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches, strongTag } from '../domain/etags.js';
@@ -33,24 +38,48 @@ const TAGGED_HEADERS = [
   'x-prev-page',
 ];
 
+/** Headers that belong to a list's body and are sent again with it (never per-request ones). */
+const BODY_HEADERS = ['content-type', ...TAGGED_HEADERS];
+
+/** A 200 sent under a version tag: its bytes and body headers. */
+interface KeptResponse {
+  body: Buffer;
+  headers: Array<[string, string]>;
+}
+
+/** What one key's version tag was computed for, and the response sent under it (once known). */
+interface Known {
+  id: string;
+  version: number;
+  tag: string;
+  response?: KeptResponse;
+}
+
 interface Pending {
   /** The parts every tag of this response covers. */
   key: (string | number)[];
-  /** The version tag, when the version is settled. */
-  versionTag: string | null;
+  /** The key's entry when the version is settled (its tag is the version tag), else null. */
+  known: Known | null;
 }
 
 const pending = new WeakMap<FastifyRequest, Pending>();
 
 /**
- * Version tags already computed, by key, with the version they were computed for: pollers and
- * readers repeat the same URLs, and a hash per request is a measurable part of a cached answer.
- * Bounded; the oldest key goes first.
+ * Version tags already computed, by key, with the version they were computed for (and the response
+ * sent under them): pollers and readers repeat the same URLs, and a hash per request is a
+ * measurable part of a cached answer. Bounded in keys and in kept bytes; the oldest key goes
+ * first. A new version replaces a key's entry, so an old version's response is never kept.
  */
 const VERSION_TAGS_MAX = 10_000;
-const versionTags = new Map<string, { version: number; tag: string }>();
+const KEPT_BYTES_MAX = 32 * 1024 * 1024;
+const versionTags = new Map<string, Known>();
+let keptBytes = 0;
 
-function versionTagOf(key: readonly (string | number)[], version: number): string {
+function forget(known: Known | undefined): void {
+  if (known?.response) keptBytes -= known.response.body.length;
+}
+
+function knownTagOf(key: readonly (string | number)[], version: number): Known {
   // Length-prefixed like strongTag: two different keys never share an id.
   let id = '';
   for (const part of key) {
@@ -58,12 +87,45 @@ function versionTagOf(key: readonly (string | number)[], version: number): strin
     id += `${text.length}:${text}`;
   }
   const known = versionTags.get(id);
-  if (known && known.version === version) return known.tag;
-  const tag = strongTag(['version', ...key, version]);
+  if (known && known.version === version) return known;
+  const fresh: Known = { id, version, tag: strongTag(['version', ...key, version]) };
+  forget(known);
   versionTags.delete(id);
-  if (versionTags.size >= VERSION_TAGS_MAX) versionTags.delete(versionTags.keys().next().value!);
-  versionTags.set(id, { version, tag });
-  return tag;
+  if (versionTags.size >= VERSION_TAGS_MAX) {
+    const oldest = versionTags.keys().next().value!;
+    forget(versionTags.get(oldest));
+    versionTags.delete(oldest);
+  }
+  versionTags.set(id, fresh);
+  return fresh;
+}
+
+/** Keeps the response sent under `known`'s tag, within the byte budget (oldest keys give way). */
+function keep(known: Known, reply: FastifyReply, payload: unknown): void {
+  // Kept only while it is its key's entry; a response no cache may keep (a credential in its URL)
+  // is not kept here either.
+  if (known.response || versionTags.get(known.id) !== known) return;
+  if (reply.getHeader('cache-control') === 'no-store') return;
+  const body = Buffer.isBuffer(payload)
+    ? payload
+    : typeof payload === 'string'
+      ? Buffer.from(payload)
+      : null;
+  if (!body || body.length > KEPT_BYTES_MAX / 64) return;
+  if (keptBytes + body.length > KEPT_BYTES_MAX) {
+    for (const other of versionTags.values()) {
+      if (keptBytes <= KEPT_BYTES_MAX / 2) break;
+      forget(other);
+      delete other.response;
+    }
+  }
+  const headers: Array<[string, string]> = [];
+  for (const name of BODY_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers.push([name, String(value)]);
+  }
+  known.response = { body, headers };
+  keptBytes += body.length;
 }
 
 /**
@@ -94,13 +156,21 @@ export async function answerIfNotModified(
     viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
     ...(list.extra ?? []),
   ];
-  const versionTag = stamp.settled ? versionTagOf(key, stamp.version) : null;
-  pending.set(request, { key, versionTag });
-  if (versionTag !== null && ifNoneMatchMatches(request.headers['if-none-match'], versionTag)) {
-    pending.delete(request);
-    await notModified(services, request, reply, versionTag);
-    return true;
+  const known = stamp.settled ? knownTagOf(key, stamp.version) : null;
+  if (known !== null) {
+    if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
+      await notModified(services, request, reply, known.tag);
+      return true;
+    }
+    const kept = services.config.pageCache ? known.response : undefined;
+    if (services.config.pageCache) services.metrics.cacheLookup('response', kept !== undefined);
+    if (kept) {
+      for (const [name, value] of kept.headers) reply.header(name, value);
+      await reply.code(200).header('etag', known.tag).send(kept.body);
+      return true;
+    }
   }
+  pending.set(request, { key, known });
   return false;
 }
 
@@ -132,7 +202,10 @@ export function tagResponses(app: FastifyInstance, services: Services): void {
     const found = pending.get(request);
     if (!found || reply.statusCode !== 200) return done(null, payload);
     pending.delete(request);
-    let tag = found.versionTag;
+    let tag = found.known?.tag ?? null;
+    if (found.known && request.method === 'GET' && services.config.pageCache) {
+      keep(found.known, reply, payload);
+    }
     if (tag === null) {
       const bytes =
         typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : String(payload);

@@ -6,8 +6,11 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/store.js';
 
-/** The whole-result caches: REST offset pages, GraphQL keyset windows, whole GraphQL results. */
-export type CacheName = 'rest_page' | 'graphql_window' | 'graphql_result';
+/**
+ * The whole-result caches: REST offset pages, GraphQL keyset windows, whole GraphQL results, and
+ * whole responses kept under a version tag (http/conditional.ts).
+ */
+export type CacheName = 'rest_page' | 'graphql_window' | 'graphql_result' | 'response';
 
 /** What services and faces record; `noMetrics` records nothing. */
 /**
@@ -63,7 +66,7 @@ export class PrometheusMetrics implements Metrics {
       labelNames: ['cache', 'result'],
       registers,
     });
-    for (const cache of ['rest_page', 'graphql_window', 'graphql_result'] as const) {
+    for (const cache of ['rest_page', 'graphql_window', 'graphql_result', 'response'] as const) {
       for (const result of ['hit', 'miss']) {
         this.lookupSeries.set(`${cache} ${result}`, this.lookups.labels({ cache, result }));
         this.lookups.inc({ cache, result }, 0);

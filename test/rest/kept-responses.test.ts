@@ -1,0 +1,198 @@
+/**
+ * Responses kept under their version tag (http/conditional.ts): a repeated list request is sent
+ * the bytes and body headers of the response its tag stands for, without the listing; never
+ * another viewer's, never an older version's, never one whose URL holds a credential, and not at
+ * all with the page cache off.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
+import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
+import { Fixtures } from '../helpers/fixtures.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+
+/** Headers a list's body comes with (the rest are per request: request id, CORS). */
+const BODY_HEADERS = [
+  'content-type',
+  'etag',
+  'link',
+  'x-page',
+  'x-per-page',
+  'x-total',
+  'x-total-pages',
+  'x-next-page',
+  'x-prev-page',
+  'x-poll-interval',
+];
+
+async function metric(server: TestServer, labels: string): Promise<number> {
+  const { body } = await server.services.metrics.render();
+  const line = body
+    .split('\n')
+    .find((l) => l.startsWith(`pulsegate_cache_lookups_total{${labels}}`));
+  return Number(line?.split(' ').pop() ?? NaN);
+}
+
+for (const dialect of DIALECTS) {
+  for (const pageCache of [true, false]) {
+    describe(`kept responses (${dialect}, page cache ${pageCache ? 'on' : 'off'})`, () => {
+      let server: TestServer;
+      let f: Fixtures;
+      const ids = { alice: 0, pub: 0, priv: 0 };
+      const tokens = { alice: '', bob: '' };
+      let listings = 0;
+
+      before(async () => {
+        server = await startServer({
+          dialect,
+          config: { pageCache },
+          seed: async (store) => {
+            f = new Fixtures(store);
+            const alice = await f.user('alice');
+            const bob = await f.user('bob');
+            ids.alice = alice.id;
+            ids.pub = (await f.project('acme/api', alice.id, 'public')).id;
+            ids.priv = (await f.project('acme/secret', alice.id, 'private')).id;
+            await f.member(ids.pub, alice.id, ACCESS_LEVELS.owner);
+            await f.member(ids.priv, alice.id, ACCESS_LEVELS.owner);
+            tokens.alice = await f.token(alice.id, ['api']);
+            tokens.bob = await f.token(bob.id, ['read_api']);
+            for (let i = 0; i < 3; i++) {
+              for (const projectId of [ids.pub, ids.priv]) {
+                await f.event({ projectId, authorId: alice.id, action: 'created', createdAt: i });
+              }
+            }
+          },
+        });
+        f = new Fixtures(server.store);
+        // Count the listing's queries: a kept response runs none.
+        const events = server.store.events;
+        for (const name of ['list', 'count'] as const) {
+          const original = events[name].bind(events) as (...args: unknown[]) => Promise<unknown>;
+          (events as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+            listings++;
+            return original(...args);
+          };
+        }
+      });
+      after(() => server.close());
+
+      const get = async (path: string, headers: Record<string, string> = {}) => {
+        const response = await fetch(`${server.url}/api/v4${path}`, { headers });
+        const body = Buffer.from(await response.arrayBuffer());
+        const kept: Record<string, string | null> = {};
+        for (const name of BODY_HEADERS) kept[name] = response.headers.get(name);
+        return { status: response.status, body, headers: kept, response };
+      };
+
+      /** PostgreSQL: a version is kept only once settled (see conditional.test.ts). */
+      async function settle(path: string, headers: Record<string, string> = {}) {
+        await get(path, headers);
+        server.clock.advance(SETTLE_MS + 1);
+      }
+
+      it('the same request again: the same bytes and body headers, no listing query (page cache on only)', async () => {
+        const path = `/users/alice/events?per_page=2&page=2`;
+        const auth = { 'private-token': tokens.alice };
+        await settle(path, auth);
+        const first = await get(path, auth);
+        assert.equal(first.status, 200);
+        assert.equal(JSON.parse(first.body.toString()).length, 2);
+        assert.equal(first.headers['x-total'], '6');
+        const [before, hits] = [listings, await metric(server, 'cache="response",result="hit"')];
+        const again = await get(path, auth);
+        assert.equal(again.status, 200);
+        assert.deepEqual(again.body, first.body);
+        assert.deepEqual(again.headers, first.headers);
+        assert.notEqual(
+          again.response.headers.get('x-request-id'),
+          first.response.headers.get('x-request-id'),
+        );
+        if (pageCache) {
+          assert.equal(listings, before, 'a kept response runs no listing query');
+          assert.equal(await metric(server, 'cache="response",result="hit"'), hits + 1);
+        } else {
+          assert.ok(listings > before, 'with the page cache off every 200 runs the listing');
+          assert.equal(await metric(server, 'cache="response",result="hit"'), 0);
+          assert.equal(await metric(server, 'cache="response",result="miss"'), 0);
+        }
+      });
+
+      it("one viewer's kept response never answers another viewer", async () => {
+        const path = '/users/alice/events';
+        const auth = { 'private-token': tokens.alice };
+        await settle(path, auth);
+        const alice = await get(path, auth);
+        assert.equal(JSON.parse((await get(path, auth)).body.toString()).length, 6);
+        // Anonymous and bob see only the public project's three events.
+        const others: Record<string, string>[] = [{}, { 'private-token': tokens.bob }];
+        for (const headers of others) {
+          const other = await get(path, headers);
+          assert.equal(other.status, 200);
+          assert.equal(JSON.parse(other.body.toString()).length, 3);
+          assert.notEqual(other.headers.etag, alice.headers.etag);
+        }
+        assert.equal(JSON.parse((await get(path, auth)).body.toString()).length, 6);
+      });
+
+      it('a write moves the version: the next request shows it, then is kept again', async () => {
+        const path = `/projects/${ids.pub}/events?per_page=1`;
+        await settle(path);
+        const old = await get(path);
+        assert.equal((await get(path)).headers.etag, old.headers.etag);
+        const row = await f.event({
+          projectId: ids.pub,
+          authorId: ids.alice,
+          action: 'closed',
+          createdAt: 10,
+        });
+        await settle(path);
+        const fresh = await get(path);
+        assert.equal(fresh.status, 200);
+        assert.deepEqual(
+          (JSON.parse(fresh.body.toString()) as { id: number }[]).map((e) => e.id),
+          [row.id],
+        );
+        assert.notEqual(fresh.headers.etag, old.headers.etag);
+        assert.equal(fresh.headers['x-total'], '4');
+        const before = listings;
+        assert.deepEqual((await get(path)).body, fresh.body);
+        if (pageCache) assert.equal(listings, before);
+      });
+
+      it('a HEAD keeps nothing, and is answered with the headers of the GET', async () => {
+        const path = `/projects/${ids.pub}/events?per_page=3&sort=asc`;
+        await settle(path);
+        const head = await fetch(`${server.url}/api/v4${path}`, { method: 'HEAD' });
+        assert.equal(head.status, 200);
+        assert.equal(await head.text(), '');
+        const body = await get(path);
+        assert.equal(JSON.parse(body.body.toString()).length, 3);
+        assert.equal(body.headers.etag, head.headers.get('etag'));
+        const headAgain = await fetch(`${server.url}/api/v4${path}`, { method: 'HEAD' });
+        assert.equal(headAgain.status, 200);
+        assert.equal(await headAgain.text(), '');
+        assert.equal(headAgain.headers.get('x-total'), body.headers['x-total']);
+      });
+
+      it('a response whose URL holds a credential is never kept', async () => {
+        const path = `/users/alice/events?private_token=${tokens.alice}`;
+        await settle(path);
+        const first = await get(path);
+        assert.equal(first.response.headers.get('cache-control'), 'no-store');
+        const [hits, misses] = [
+          await metric(server, 'cache="response",result="hit"'),
+          await metric(server, 'cache="response",result="miss"'),
+        ];
+        const again = await get(path);
+        assert.deepEqual(again.body, first.body);
+        assert.equal(await metric(server, 'cache="response",result="hit"'), hits);
+        // Looked up (and missed) with the page cache on; not even looked up with it off.
+        assert.equal(
+          await metric(server, 'cache="response",result="miss"'),
+          misses + (pageCache ? 1 : 0),
+        );
+      });
+    });
+  }
+}
