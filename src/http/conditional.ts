@@ -72,14 +72,30 @@ const pending = new WeakMap<FastifyRequest, Pending>();
  */
 const VERSION_TAGS_MAX = 10_000;
 const KEPT_BYTES_MAX = 32 * 1024 * 1024;
-const versionTags = new Map<string, Known>();
-let keptBytes = 0;
 
-function forget(known: Known | undefined): void {
-  if (known?.response) keptBytes -= known.response.body.length;
+/** One server's tags and kept responses (a process may run several servers: the tests do). */
+interface Tags {
+  byKey: Map<string, Known>;
+  keptBytes: number;
 }
 
-function knownTagOf(key: readonly (string | number)[], version: number): Known {
+const tagsByServer = new WeakMap<Services, Tags>();
+
+function tagsOf(services: Services): Tags {
+  let tags = tagsByServer.get(services);
+  if (!tags) {
+    tags = { byKey: new Map(), keptBytes: 0 };
+    tagsByServer.set(services, tags);
+  }
+  return tags;
+}
+
+function forget(tags: Tags, known: Known | undefined): void {
+  if (known?.response) tags.keptBytes -= known.response.body.length;
+}
+
+function knownTagOf(tags: Tags, key: readonly (string | number)[], version: number): Known {
+  const versionTags = tags.byKey;
   // Length-prefixed like strongTag: two different keys never share an id.
   let id = '';
   for (const part of key) {
@@ -89,11 +105,11 @@ function knownTagOf(key: readonly (string | number)[], version: number): Known {
   const known = versionTags.get(id);
   if (known && known.version === version) return known;
   const fresh: Known = { id, version, tag: strongTag(['version', ...key, version]) };
-  forget(known);
+  forget(tags, known);
   versionTags.delete(id);
   if (versionTags.size >= VERSION_TAGS_MAX) {
     const oldest = versionTags.keys().next().value!;
-    forget(versionTags.get(oldest));
+    forget(tags, versionTags.get(oldest));
     versionTags.delete(oldest);
   }
   versionTags.set(id, fresh);
@@ -101,10 +117,10 @@ function knownTagOf(key: readonly (string | number)[], version: number): Known {
 }
 
 /** Keeps the response sent under `known`'s tag, within the byte budget (oldest keys give way). */
-function keep(known: Known, reply: FastifyReply, payload: unknown): void {
+function keep(tags: Tags, known: Known, reply: FastifyReply, payload: unknown): void {
   // Kept only while it is its key's entry; a response no cache may keep (a credential in its URL)
   // is not kept here either.
-  if (known.response || versionTags.get(known.id) !== known) return;
+  if (known.response || tags.byKey.get(known.id) !== known) return;
   if (reply.getHeader('cache-control') === 'no-store') return;
   const body = Buffer.isBuffer(payload)
     ? payload
@@ -112,10 +128,10 @@ function keep(known: Known, reply: FastifyReply, payload: unknown): void {
       ? Buffer.from(payload)
       : null;
   if (!body || body.length > KEPT_BYTES_MAX / 64) return;
-  if (keptBytes + body.length > KEPT_BYTES_MAX) {
-    for (const other of versionTags.values()) {
-      if (keptBytes <= KEPT_BYTES_MAX / 2) break;
-      forget(other);
+  if (tags.keptBytes + body.length > KEPT_BYTES_MAX) {
+    for (const other of tags.byKey.values()) {
+      if (tags.keptBytes <= KEPT_BYTES_MAX / 2) break;
+      forget(tags, other);
       delete other.response;
     }
   }
@@ -125,7 +141,7 @@ function keep(known: Known, reply: FastifyReply, payload: unknown): void {
     if (value !== undefined) headers.push([name, String(value)]);
   }
   known.response = { body, headers };
-  keptBytes += body.length;
+  tags.keptBytes += body.length;
 }
 
 /**
@@ -156,7 +172,7 @@ export async function answerIfNotModified(
     viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
     ...(list.extra ?? []),
   ];
-  const known = stamp.settled ? knownTagOf(key, stamp.version) : null;
+  const known = stamp.settled ? knownTagOf(tagsOf(services), key, stamp.version) : null;
   if (known !== null) {
     if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
       await notModified(services, request, reply, known.tag);
@@ -204,7 +220,7 @@ export function tagResponses(app: FastifyInstance, services: Services): void {
     pending.delete(request);
     let tag = found.known?.tag ?? null;
     if (found.known && request.method === 'GET' && services.config.pageCache) {
-      keep(found.known, reply, payload);
+      keep(tagsOf(services), found.known, reply, payload);
     }
     if (tag === null) {
       const bytes =
