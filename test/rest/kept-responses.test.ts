@@ -196,3 +196,44 @@ for (const dialect of DIALECTS) {
     });
   }
 }
+
+describe('kept responses: two servers in one process', () => {
+  const servers: TestServer[] = [];
+  after(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  it('never answer from each other, even with the same external URL, URL, viewer and version', async () => {
+    for (const action of ['created', 'closed'] as const) {
+      servers.push(
+        await startServer({
+          config: { externalUrl: 'http://pulsegate.test' },
+          seed: async (store) => {
+            const f = new Fixtures(store);
+            const alice = await f.user('alice');
+            const project = await f.project('acme/api', alice.id, 'public');
+            await f.event({ projectId: project.id, authorId: alice.id, action, createdAt: 1 });
+          },
+        }),
+      );
+    }
+    const [a, b] = servers as [TestServer, TestServer];
+    // The same writes on both databases: the same listing version, so the same tag and key.
+    assert.equal(await a.store.listingVersion.read(), await b.store.listingVersion.read());
+    const path = '/api/v4/projects/acme%2Fapi/events';
+    const actions = async (server: TestServer) => {
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 200);
+      return {
+        tag: response.headers.get('etag'),
+        actions: ((await response.json()) as { action_name: string }[]).map((e) => e.action_name),
+      };
+    };
+    const first = await actions(a);
+    assert.deepEqual((await actions(a)).actions, ['created']);
+    const other = await actions(b);
+    assert.equal(other.tag, first.tag);
+    assert.deepEqual(other.actions, ['closed']);
+    assert.equal(await metric(b, 'cache="response",result="hit"'), 0);
+  });
+});
