@@ -12,6 +12,7 @@ import { TransferStore } from '../../src/store/transfer.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { countListingQueries } from '../helpers/listing-queries.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { seedTwoProjects } from '../helpers/two-projects.js';
 
 const STRONG_TAG = /^"[A-Za-z0-9_-]{32}"$/;
 
@@ -29,20 +30,9 @@ for (const dialect of DIALECTS) {
         // No page cache: every 200 runs the listing, so a 304 that runs none is visible.
         config: { pageCache: false },
         seed: async (store) => {
-          f = new Fixtures(store);
-          const alice = await f.user('alice');
-          const bob = await f.user('bob');
-          ids.alice = alice.id;
-          ids.bob = bob.id;
-          ids.pub = (await f.project('acme/api', alice.id, 'public')).id;
-          ids.priv = (await f.project('acme/secret', alice.id, 'private')).id;
-          await f.member(ids.pub, alice.id, ACCESS_LEVELS.owner);
-          await f.member(ids.priv, alice.id, ACCESS_LEVELS.owner);
-          tokens.alice = await f.token(alice.id, ['api']);
-          tokens.bob = await f.token(bob.id, ['read_api']);
-          for (const projectId of [ids.pub, ids.priv]) {
-            await f.event({ projectId, authorId: alice.id, action: 'created', createdAt: 1 });
-          }
+          const seeded = await seedTwoProjects(store, 1);
+          Object.assign(ids, seeded.ids);
+          Object.assign(tokens, seeded.tokens);
         },
       });
       f = new Fixtures(server.store);

@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { countListingQueries } from '../helpers/listing-queries.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { seedTwoProjects } from '../helpers/two-projects.js';
 
 /** Headers a list's body comes with (the rest are per request: request id, CORS). */
 const BODY_HEADERS = [
@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
     describe(`kept responses (${dialect}, page cache ${pageCache ? 'on' : 'off'})`, () => {
       let server: TestServer;
       let f: Fixtures;
-      const ids = { alice: 0, pub: 0, priv: 0 };
+      const ids = { alice: 0, bob: 0, pub: 0, priv: 0 };
       const tokens = { alice: '', bob: '' };
       let listings: () => number;
 
@@ -48,21 +48,9 @@ for (const dialect of DIALECTS) {
           dialect,
           config: { pageCache },
           seed: async (store) => {
-            f = new Fixtures(store);
-            const alice = await f.user('alice');
-            const bob = await f.user('bob');
-            ids.alice = alice.id;
-            ids.pub = (await f.project('acme/api', alice.id, 'public')).id;
-            ids.priv = (await f.project('acme/secret', alice.id, 'private')).id;
-            await f.member(ids.pub, alice.id, ACCESS_LEVELS.owner);
-            await f.member(ids.priv, alice.id, ACCESS_LEVELS.owner);
-            tokens.alice = await f.token(alice.id, ['api']);
-            tokens.bob = await f.token(bob.id, ['read_api']);
-            for (let i = 0; i < 3; i++) {
-              for (const projectId of [ids.pub, ids.priv]) {
-                await f.event({ projectId, authorId: alice.id, action: 'created', createdAt: i });
-              }
-            }
+            const seeded = await seedTwoProjects(store, 3);
+            Object.assign(ids, seeded.ids);
+            Object.assign(tokens, seeded.tokens);
           },
         });
         f = new Fixtures(server.store);

@@ -1,0 +1,33 @@
+import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
+import type { Store } from '../../src/store/store.js';
+import { Fixtures } from './fixtures.js';
+
+export interface TwoProjects {
+  ids: { alice: number; bob: number; pub: number; priv: number };
+  tokens: { alice: string; bob: string };
+}
+
+/**
+ * Alice owns a public and a private project, each with `events` `created` events of hers
+ * (created at 1, 2, …); bob is a member of neither. Alice's token has `api`, bob's `read_api`.
+ * The shape the list tests need: what a member, an outsider and anonymous see differs.
+ */
+export async function seedTwoProjects(store: Store, events = 1): Promise<TwoProjects> {
+  const f = new Fixtures(store);
+  const alice = await f.user('alice');
+  const bob = await f.user('bob');
+  const pub = (await f.project('acme/api', alice.id, 'public')).id;
+  const priv = (await f.project('acme/secret', alice.id, 'private')).id;
+  await f.member(pub, alice.id, ACCESS_LEVELS.owner);
+  await f.member(priv, alice.id, ACCESS_LEVELS.owner);
+  const tokens = {
+    alice: await f.token(alice.id, ['api']),
+    bob: await f.token(bob.id, ['read_api']),
+  };
+  for (let i = 1; i <= events; i++) {
+    for (const projectId of [pub, priv]) {
+      await f.event({ projectId, authorId: alice.id, action: 'created', createdAt: i });
+    }
+  }
+  return { ids: { alice: alice.id, bob: bob.id, pub, priv }, tokens };
+}
