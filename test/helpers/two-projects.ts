@@ -1,6 +1,9 @@
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import type { Store } from '../../src/store/store.js';
+import type { Config } from '../../src/config.js';
 import { Fixtures } from './fixtures.js';
+import { countListingQueries } from './listing-queries.js';
+import { type TestDialect, type TestServer, startServer } from './server.js';
 
 export interface TwoProjects {
   ids: { alice: number; bob: number; pub: number; priv: number };
@@ -30,4 +33,29 @@ export async function seedTwoProjects(store: Store, events = 1): Promise<TwoProj
     }
   }
   return { ids: { alice: alice.id, bob: bob.id, pub, priv }, tokens };
+}
+
+/**
+ * A server over `seedTwoProjects`, with fixtures over its store and a counter of the listing
+ * queries it runs from then on (a 304 or a kept response runs none).
+ */
+export async function startTwoProjects(
+  dialect: TestDialect,
+  config: Partial<Config>,
+  events: number,
+): Promise<TwoProjects & { server: TestServer; f: Fixtures; listings: () => number }> {
+  let seeded: TwoProjects | undefined;
+  const server = await startServer({
+    dialect,
+    config,
+    seed: async (store) => {
+      seeded = await seedTwoProjects(store, events);
+    },
+  });
+  return {
+    ...seeded!,
+    server,
+    f: new Fixtures(server.store),
+    listings: countListingQueries(server.store),
+  };
 }

@@ -10,9 +10,8 @@ import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
 import { TransferStore } from '../../src/store/transfer.js';
 import { Fixtures } from '../helpers/fixtures.js';
-import { countListingQueries } from '../helpers/listing-queries.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
-import { seedTwoProjects } from '../helpers/two-projects.js';
+import { type TwoProjects, startTwoProjects } from '../helpers/two-projects.js';
 
 const STRONG_TAG = /^"[A-Za-z0-9_-]{32}"$/;
 
@@ -20,24 +19,17 @@ for (const dialect of DIALECTS) {
   describe(`ETag and 304 on event lists (${dialect})`, () => {
     let server: TestServer;
     let f: Fixtures;
-    const ids = { alice: 0, bob: 0, pub: 0, priv: 0 };
-    const tokens = { alice: '', bob: '' };
+    let ids: TwoProjects['ids'];
+    let tokens: TwoProjects['tokens'];
     let listings: () => number;
 
     before(async () => {
-      server = await startServer({
+      // No page cache: every 200 runs the listing, so a 304 that runs none is visible.
+      ({ server, f, ids, tokens, listings } = await startTwoProjects(
         dialect,
-        // No page cache: every 200 runs the listing, so a 304 that runs none is visible.
-        config: { pageCache: false },
-        seed: async (store) => {
-          const seeded = await seedTwoProjects(store, 1);
-          Object.assign(ids, seeded.ids);
-          Object.assign(tokens, seeded.tokens);
-        },
-      });
-      f = new Fixtures(server.store);
-      // Count the listing's queries: a 304 or a kept response runs none.
-      listings = countListingQueries(server.store);
+        { pageCache: false },
+        1,
+      ));
     });
     after(() => server.close());
 

@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
 import { Fixtures } from '../helpers/fixtures.js';
-import { countListingQueries } from '../helpers/listing-queries.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
-import { seedTwoProjects } from '../helpers/two-projects.js';
+import { type TwoProjects, startTwoProjects } from '../helpers/two-projects.js';
 
 /** Headers a list's body comes with (the rest are per request: request id, CORS). */
 const BODY_HEADERS = [
@@ -39,23 +38,12 @@ for (const dialect of DIALECTS) {
     describe(`kept responses (${dialect}, page cache ${pageCache ? 'on' : 'off'})`, () => {
       let server: TestServer;
       let f: Fixtures;
-      const ids = { alice: 0, bob: 0, pub: 0, priv: 0 };
-      const tokens = { alice: '', bob: '' };
+      let ids: TwoProjects['ids'];
+      let tokens: TwoProjects['tokens'];
       let listings: () => number;
 
       before(async () => {
-        server = await startServer({
-          dialect,
-          config: { pageCache },
-          seed: async (store) => {
-            const seeded = await seedTwoProjects(store, 3);
-            Object.assign(ids, seeded.ids);
-            Object.assign(tokens, seeded.tokens);
-          },
-        });
-        f = new Fixtures(server.store);
-        // Count the listing's queries: a 304 or a kept response runs none.
-        listings = countListingQueries(server.store);
+        ({ server, f, ids, tokens, listings } = await startTwoProjects(dialect, { pageCache }, 3));
       });
       after(() => server.close());
 
