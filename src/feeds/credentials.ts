@@ -10,7 +10,7 @@ import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import { type Viewer, viewerOf } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
 import type { UserView } from '../services/views.js';
-import { authenticate } from '../http/credentials.js';
+import { authenticate, markCredentialInUrl } from '../http/credentials.js';
 
 export interface FeedReader {
   user: UserView;
@@ -25,7 +25,7 @@ export async function feedReader(
   const feedToken = (request.query as Record<string, unknown> | undefined)?.feed_token;
   if (feedToken !== undefined) {
     // A secret in the URL: no cache may keep the answer (RFC 6750 §2.3's reasoning).
-    reply.header('cache-control', 'no-store');
+    markCredentialInUrl(reply);
     const user =
       typeof feedToken === 'string' ? await services.feedTokens.authenticate(feedToken) : null;
     if (!user) throw new UnauthenticatedError();

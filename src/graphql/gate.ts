@@ -20,7 +20,7 @@ import {
   validate,
 } from 'graphql';
 import { ValidationError, isServiceError } from '../domain/errors.js';
-import { presentedCredentials, principalOf } from '../http/credentials.js';
+import { markCredentialInUrl, presentedCredentials, principalOf } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
 import type { Principal } from '../services/accounts/credentials.js';
 import { RequestError, requestErrorOf } from './errors.js';
@@ -120,7 +120,7 @@ export class Gate {
     const { source, variables, operationName } = readOperation(request);
     const presented = presentedCredentials(request);
     if (presented.accessTokenParam !== undefined || presented.privateTokenParam !== undefined) {
-      reply.header('cache-control', 'no-store');
+      markCredentialInUrl(reply);
     }
     let principal: Principal | null;
     try {

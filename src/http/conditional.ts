@@ -22,6 +22,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches, strongTag } from '../domain/etags.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
+import { urlCarriesCredential } from './credentials.js';
 import { refundRequest } from './rate-limit.js';
 
 /** Seconds a client should wait between polls. */
@@ -94,7 +95,18 @@ function forget(tags: Tags, known: Known | undefined): void {
   if (known?.response) tags.keptBytes -= known.response.body.length;
 }
 
-function knownTagOf(tags: Tags, key: readonly (string | number)[], version: number): Known {
+/**
+ * The key's entry for `version`, remembered unless `remember` is false (a URL carrying a
+ * credential: its tag is computed, but neither kept nor anything sent under it).
+ */
+function knownTagOf(
+  tags: Tags,
+  key: readonly (string | number)[],
+  version: number,
+  remember: boolean,
+): Known {
+  const tag = () => strongTag(['version', ...key, version]);
+  if (!remember) return { id: '', version, tag: tag() };
   const versionTags = tags.byKey;
   // Length-prefixed like strongTag: two different keys never share an id.
   let id = '';
@@ -104,7 +116,7 @@ function knownTagOf(tags: Tags, key: readonly (string | number)[], version: numb
   }
   const known = versionTags.get(id);
   if (known && known.version === version) return known;
-  const fresh: Known = { id, version, tag: strongTag(['version', ...key, version]) };
+  const fresh: Known = { id, version, tag: tag() };
   forget(tags, known);
   versionTags.delete(id);
   if (versionTags.size >= VERSION_TAGS_MAX) {
@@ -118,10 +130,8 @@ function knownTagOf(tags: Tags, key: readonly (string | number)[], version: numb
 
 /** Keeps the response sent under `known`'s tag, within the byte budget (oldest keys give way). */
 function keep(tags: Tags, known: Known, reply: FastifyReply, payload: unknown): void {
-  // Kept only while it is its key's entry; a response no cache may keep (a credential in its URL)
-  // is not kept here either.
+  // Kept only while it is its key's entry (never for a URL carrying a credential: see knownTagOf).
   if (known.response || tags.byKey.get(known.id) !== known) return;
-  if (reply.getHeader('cache-control') === 'no-store') return;
   const body = Buffer.isBuffer(payload)
     ? payload
     : typeof payload === 'string'
@@ -172,18 +182,22 @@ export async function answerIfNotModified(
     viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
     ...(list.extra ?? []),
   ];
-  const known = stamp.settled ? knownTagOf(tagsOf(services), key, stamp.version) : null;
+  const known = stamp.settled
+    ? knownTagOf(tagsOf(services), key, stamp.version, !urlCarriesCredential(reply))
+    : null;
   if (known !== null) {
     if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
       await notModified(services, request, reply, known.tag);
       return true;
     }
-    const kept = services.config.pageCache ? known.response : undefined;
-    if (services.config.pageCache) services.metrics.cacheLookup('response', kept !== undefined);
-    if (kept) {
-      for (const [name, value] of kept.headers) reply.header(name, value);
-      await reply.code(200).header('etag', known.tag).send(kept.body);
-      return true;
+    if (services.config.pageCache) {
+      const kept = known.response;
+      services.metrics.cacheLookup('response', kept !== undefined);
+      if (kept) {
+        for (const [name, value] of kept.headers) reply.header(name, value);
+        await reply.code(200).header('etag', known.tag).send(kept.body);
+        return true;
+      }
     }
   }
   pending.set(request, { key, known });

@@ -185,6 +185,24 @@ export function socketPrincipal(
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
+ * Marks a response whose URL carries a credential (a token read from the query string): no cache
+ * may keep it (RFC 6750 §2.3). Every face that reads such a credential marks the response before
+ * anything is built from the URL.
+ */
+export function markCredentialInUrl(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store');
+}
+
+/**
+ * Whether the response's URL carries a credential (it was marked): then nothing built from the URL
+ * is kept in memory either (pagination headers, version tags, kept responses), so no secret
+ * outlives its request.
+ */
+export function urlCarriesCredential(reply: FastifyReply): boolean {
+  return reply.getHeader('cache-control') === 'no-store';
+}
+
+/**
  * Authenticates and checks scopes. Tokens in the query string make the response uncacheable
  * (RFC 6750 §2.3).
  */
@@ -197,7 +215,7 @@ export async function authenticate(
 ): Promise<Principal | null> {
   const presented = presentedCredentials(request);
   if (presented.accessTokenParam !== undefined || presented.privateTokenParam !== undefined) {
-    reply.header('cache-control', 'no-store');
+    markCredentialInUrl(reply);
   }
   const principal = await principalOf(services, request);
   if (!principal && required) throw new UnauthenticatedError();

@@ -1,5 +1,6 @@
 /** GitLab's offset pagination headers and Link header, built from the configured external URL. */
 import type { FastifyReply } from 'fastify';
+import { urlCarriesCredential } from '../http/credentials.js';
 import { type NormalizedQuery, queryPieces } from './query.js';
 
 /** Credential parameters are never echoed into links (they would leak into logs and histories). */
@@ -25,7 +26,8 @@ const built = new Map<string, Array<[string, string]>>();
 
 /**
  * `requestUrl`, when given, is the request's URL (path and query string as sent): equal URLs give
- * equal `path` and `query`, so the headers are built once per URL and page figures.
+ * equal `path` and `query`, so the headers are built once per URL and page figures. A URL that
+ * carries a credential is never kept as a key.
  */
 export function setPaginationHeaders(
   reply: FastifyReply,
@@ -37,7 +39,7 @@ export function setPaginationHeaders(
   requestUrl?: string,
 ): void {
   const key =
-    requestUrl === undefined || !memorable(requestUrl)
+    requestUrl === undefined || urlCarriesCredential(reply)
       ? undefined
       : `${info.page}|${info.perPage}|${info.total}|${info.hasNext}|${info.count}|${requestUrl}`;
   let headers = key === undefined ? undefined : built.get(key);
@@ -49,15 +51,6 @@ export function setPaginationHeaders(
     }
   }
   for (const [name, value] of headers) reply.header(name, value);
-}
-
-/**
- * A URL is kept as a key unless its query string may hold a credential (`private_token`,
- * `access_token`, or any percent-encoded name): secrets are never kept in memory.
- */
-function memorable(url: string): boolean {
-  const at = url.indexOf('?');
-  return at === -1 || !/token|%/i.test(url.slice(at));
 }
 
 function paginationHeaders(
