@@ -83,13 +83,12 @@ export function atomFeeds(services: Services, revision: string) {
       const base = config.externalUrl;
       const reader = await feedReader(services, request, reply);
       const viewer = reader?.viewer ?? null;
-      const list = { kind: 'atom', revision, viewer };
-      if (await answerIfNotModified(services, request, reply, list)) return reply;
       const { source, feed } = await describe(reader);
-      const page = await activity.listPage(source, { sort: 'desc' }, viewer, {
-        page: 1,
-        perPage: ENTRIES,
-      });
+      const resolved = await activity.resolve(source, { sort: 'desc' }, viewer);
+      const mark = await activity.mark(resolved);
+      const list = { kind: 'atom', revision, viewer, mark };
+      if (await answerIfNotModified(services, request, reply, list)) return reply;
+      const page = await activity.listPage(resolved, { page: 1, perPage: ENTRIES });
       const entries = page.events.map((event) => feedEntry(event, base));
       const body = renderAtom({
         ...feed,

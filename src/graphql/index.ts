@@ -110,14 +110,15 @@ export function graphqlApi(services: Services, revision = '') {
             }
             // A GET query is a function of its URL (query, variables, operation name), who asks
             // (user and scopes: a missing scope is a field error), the Accept header (Apollo
-            // picks the content type by it) and the data: the listing version covers the data,
-            // since every GraphQL field reads tables whose writes move it.
+            // picks the content type by it) and the data: the head mark covers the data, since
+            // every GraphQL field reads events or tables whose writes move the listing version.
             if (request.method === 'GET' && prepared.operation === 'query') {
               const { principal } = prepared;
               const list = {
                 kind: `graphql:${config.graphqlEngine}`,
                 revision,
                 viewer: principal?.viewer ?? null,
+                mark: await services.activity.headMark(),
                 extra: [
                   principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
                   request.headers.accept ?? '',

@@ -3,20 +3,21 @@
  * `X-Poll-Interval`; a request whose `If-None-Match` holds the current tag gets `304 Not Modified`
  * with no body, and its rate-limit hit is given back.
  *
- * Two kinds of tag, both exact:
- * - **version tags**: a hash of what the response is a function of (kind of list, the server's
- *   revision and external URL, the request URL with its parameters, the viewer) and the listing
- *   version (services/activity/listing-version.ts). Checked right after authentication, before the
- *   listing runs: a matching poll costs the authentication and one primary-key read (none at all
- *   on SQLite while nothing was committed), never a listing query.
- * - **body tags**, while the version is unsettled (PostgreSQL, the first seconds after a change):
- *   a hash of the response's bytes and pagination headers, computed as it is sent. A poll
- *   with an equal body still gets a 304, after the listing ran.
+ * The tag is a hash of what the response is a function of: the kind of list, the server's revision
+ * and external URL, the request URL with its parameters, the viewer, and the listing's **mark**
+ * (services/activity/listing-cache.ts: the listing version, which moves when what written events
+ * show changes, and the newest event the change feed saw that this listing could show). It is
+ * checked right after authentication, before the listing runs: a matching poll costs the
+ * authentication and the mark (no query while nothing was committed), never a listing query. A
+ * write to project A leaves the tags of project B's listings as they were.
  *
- * A version tag stands for exactly one body, so the response sent under it is kept (bytes and the
- * headers that belong to the body) and sent again to the next request that gets the same tag, with
- * or without `If-None-Match`: the same exactness that lets a poll get a 304 lets a reader get the
- * 200 without the listing. Each request still authenticates and reads the version first.
+ * The mark is read before the listing is: a write landing in between makes the body newer than its
+ * tag, and the next poll then reads a newer mark and gets a 200 (never a stale 304).
+ *
+ * A tag stands for exactly one body, so the response sent under it is kept (bytes and the headers
+ * that belong to the body) and sent again to the next request that gets the same tag, with or
+ * without `If-None-Match`: the same exactness that lets a poll get a 304 lets a reader get the 200
+ * without the listing. Each request still authenticates and reads the mark first.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches, strongTag } from '../domain/etags.js';
@@ -51,19 +52,13 @@ interface KeptResponse {
 /** What one key's version tag was computed for, and the response sent under it (once known). */
 interface Known {
   id: string;
-  version: number;
+  version: string;
   tag: string;
   response?: KeptResponse;
 }
 
-interface Pending {
-  /** The parts every tag of this response covers. */
-  key: (string | number)[];
-  /** The key's entry when the version is settled (its tag is the version tag), else null. */
-  known: Known | null;
-}
-
-const pending = new WeakMap<FastifyRequest, Pending>();
+/** The tag each list request in progress will be sent with. */
+const pending = new WeakMap<FastifyRequest, Known>();
 
 /**
  * Version tags already computed, by key, with the version they were computed for (and the response
@@ -99,21 +94,13 @@ function forget(tags: Tags, known: Known | undefined): void {
  * The key's entry for `version`, remembered unless `remember` is false (a URL carrying a
  * credential: its tag is computed, but neither kept nor anything sent under it).
  */
-function knownTagOf(
-  tags: Tags,
-  key: readonly (string | number)[],
-  version: number,
-  remember: boolean,
-): Known {
+function knownTagOf(tags: Tags, key: readonly string[], version: string, remember: boolean): Known {
   const tag = () => strongTag(['version', ...key, version]);
   if (!remember) return { id: '', version, tag: tag() };
   const versionTags = tags.byKey;
   // Length-prefixed like strongTag: two different keys never share an id.
   let id = '';
-  for (const part of key) {
-    const text = String(part);
-    id += `${text.length}:${text}`;
-  }
+  for (const part of key) id += `${part.length}:${part}`;
   const known = versionTags.get(id);
   if (known && known.version === version) return known;
   const fresh: Known = { id, version, tag: tag() };
@@ -167,13 +154,14 @@ export async function answerIfNotModified(
     kind: string;
     revision: string;
     viewer: Viewer | null;
+    /** The listing's mark (ActivityService `mark`, or `headMark` for answers reading any). */
+    mark: string;
     /** Anything else the body depends on (GraphQL: the token's scopes, the Accept header). */
     extra?: readonly string[];
   },
 ): Promise<boolean> {
   reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
   const { viewer } = list;
-  const stamp = await services.listingVersions.stamp();
   const key = [
     list.kind,
     list.revision,
@@ -182,25 +170,21 @@ export async function answerIfNotModified(
     viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
     ...(list.extra ?? []),
   ];
-  const known = stamp.settled
-    ? knownTagOf(tagsOf(services), key, stamp.version, !urlCarriesCredential(reply))
-    : null;
-  if (known !== null) {
-    if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
-      await notModified(services, request, reply, known.tag);
+  const known = knownTagOf(tagsOf(services), key, list.mark, !urlCarriesCredential(reply));
+  if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
+    await notModified(services, request, reply, known.tag);
+    return true;
+  }
+  if (services.config.pageCache && known.id !== '') {
+    const kept = known.response;
+    services.metrics.cacheLookup('response', kept !== undefined);
+    if (kept) {
+      for (const [name, value] of kept.headers) reply.header(name, value);
+      await reply.code(200).header('etag', known.tag).send(kept.body);
       return true;
     }
-    if (services.config.pageCache) {
-      const kept = known.response;
-      services.metrics.cacheLookup('response', kept !== undefined);
-      if (kept) {
-        for (const [name, value] of kept.headers) reply.header(name, value);
-        await reply.code(200).header('etag', known.tag).send(kept.body);
-        return true;
-      }
-    }
   }
-  pending.set(request, { key, known });
+  pending.set(request, known);
   return false;
 }
 
@@ -222,34 +206,17 @@ async function notModified(
   await reply.code(304).header('etag', tag).send();
 }
 
-/**
- * Tags every 200 of the plugin's conditional lists as it is sent, and turns it into a 304 when the
- * client already holds it (a body tag can only be checked once the body exists).
- */
+/** Tags every 200 of the plugin's conditional lists as it is sent, and keeps its response. */
 export function tagResponses(app: FastifyInstance, services: Services): void {
-  // A callback hook: it runs on every list response, and only a 304 has anything to wait for.
+  // A callback hook: it runs on every list response and never waits.
   app.addHook('onSend', (request, reply, payload, done) => {
-    const found = pending.get(request);
-    if (!found || reply.statusCode !== 200) return done(null, payload);
+    const known = pending.get(request);
+    if (!known || reply.statusCode !== 200) return done(null, payload);
     pending.delete(request);
-    let tag = found.known?.tag ?? null;
-    if (found.known && request.method === 'GET' && services.config.pageCache) {
-      keep(tagsOf(services), found.known, reply, payload);
+    if (request.method === 'GET' && services.config.pageCache) {
+      keep(tagsOf(services), known, reply, payload);
     }
-    if (tag === null) {
-      const bytes =
-        typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : String(payload);
-      const headers = TAGGED_HEADERS.map((name) => String(reply.getHeader(name) ?? ''));
-      tag = strongTag(['body', ...found.key, ...headers, bytes]);
-    }
-    reply.header('etag', tag);
-    if (!ifNoneMatchMatches(request.headers['if-none-match'], tag)) return done(null, payload);
-    refundRequest(services, request, reply).then(() => {
-      reply.code(304);
-      reply.removeHeader('content-type');
-      reply.removeHeader('content-length');
-      for (const name of TAGGED_HEADERS) reply.removeHeader(name);
-      done(null, null);
-    }, done);
+    reply.header('etag', known.tag);
+    done(null, payload);
   });
 }

@@ -42,12 +42,14 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     source: ActivitySource,
     viewer: Viewer | null,
   ) {
-    const list = { kind: 'rest-events', revision, viewer };
-    if (await answerIfNotModified(services, request, reply, list)) return reply;
     const { query } = request;
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);
-    const listing = await activity.listPage(source, filter, viewer, page);
+    const resolved = await activity.resolve(source, filter, viewer);
+    const mark = await activity.mark(resolved);
+    const list = { kind: 'rest-events', revision, viewer, mark };
+    if (await answerIfNotModified(services, request, reply, list)) return reply;
+    const listing = await activity.listPage(resolved, page);
     const path = request.url.split('?')[0]!;
     setPaginationHeaders(
       reply,

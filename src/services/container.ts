@@ -13,7 +13,6 @@ import { HealthService } from './health.js';
 import { PrometheusMetrics } from './metrics.js';
 import { EventHooks } from './activity/event-hooks.js';
 import { ContentService } from './content/content.js';
-import { ListingVersions } from './activity/listing-version.js';
 import { FeedTokens } from './accounts/feed-tokens.js';
 import { LiveActivity } from './live/live-activity.js';
 import { WebhookService } from './webhooks/webhooks.js';
@@ -39,7 +38,6 @@ export interface Services {
    */
   eventHooks: EventHooks;
   /** What event lists' ETags are built from (conditional polling, 304 without a listing). */
-  listingVersions: ListingVersions;
   /** Per-user feed tokens for the Atom feeds (shown on the profile, resettable). */
   feedTokens: FeedTokens;
   /** New events as they are committed, per subscriber (GraphQL subscriptions, live pages). */
@@ -75,7 +73,6 @@ export function createServices(
     health: new HealthService(store),
     metrics,
     eventHooks,
-    listingVersions: new ListingVersions(store, clock),
     feedTokens: new FeedTokens(store, clock),
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,

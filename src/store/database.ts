@@ -302,11 +302,10 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   // named statement, so each connection parses and plans it once rather than on every request.
   const turnReading = sharedPerTurn(async (): Promise<TurnReading> => {
     const { rows } = await pool.query<
-      Record<'id' | 'epoch' | 'deletions' | 'listingVersion' | 'rowVersion', number | null>
+      Record<'id' | 'epoch' | 'deletions' | 'version' | 'rowVersion', number | null>
     >({
       name: 'pulsegate_turn_reading',
       text: `SELECT ${SETTLED_HEAD_COLUMNS},
-        (SELECT value FROM listing_version WHERE id = 1) AS "listingVersion",
         (SELECT value FROM row_versions WHERE name = $1) AS "rowVersion"`,
       values: [ALL_TABLES],
     });
@@ -315,7 +314,7 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
       headId: Number(row.id ?? 0),
       epoch: Number(row.epoch ?? 0),
       deletions: Number(row.deletions ?? 0),
-      listingVersion: Number(row.listingVersion ?? 0),
+      listingVersion: Number(row.version ?? 0),
       rowVersion: Number(row.rowVersion ?? 0),
     };
   });

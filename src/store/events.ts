@@ -55,6 +55,11 @@ export interface ListingHead {
   epoch: number;
   /** Event deletions so far (row -1): SQLite may reuse a deleted highest id. */
   deletions: number;
+  /**
+   * The listing version (migrations 009, 016): moves when what written events show changes
+   * (titles, names, notes, visibility, deletions), not when events are appended.
+   */
+  version: number;
 }
 
 /**
@@ -63,7 +68,8 @@ export interface ListingHead {
  */
 export const SETTLED_HEAD_COLUMNS = `(SELECT max(id) FROM events) AS id,
   (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
-  (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions`;
+  (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions,
+  (SELECT value FROM listing_version WHERE id = 1) AS version`;
 
 /** One appended event, as the change feed reports it. */
 export interface EventChange {
@@ -279,13 +285,14 @@ export class EventStore {
    */
   async head(): Promise<ListingHead> {
     if (this.turnReading) {
-      const { headId, epoch, deletions } = await this.turnReading();
-      return { id: headId, epoch, deletions };
+      const { headId, epoch, deletions, listingVersion } = await this.turnReading();
+      return { id: headId, epoch, deletions, version: listingVersion };
     }
     const { rows } = await sql<{
       id: number | null;
       epoch: number | null;
       deletions: number | null;
+      version: number | null;
     }>`
       SELECT ${sql.raw(SETTLED_HEAD_COLUMNS)}`.execute(this.db);
     const row = rows[0]!;
@@ -293,6 +300,7 @@ export class EventStore {
       id: Number(row.id ?? 0),
       epoch: Number(row.epoch ?? 0),
       deletions: Number(row.deletions ?? 0),
+      version: Number(row.version ?? 0),
     };
   }
 

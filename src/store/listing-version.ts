@@ -1,43 +1,9 @@
 /**
- * Reads the listing version (migration 009): a counter that triggers move on every committed write
- * to what event listings show. On PostgreSQL it comes with the turn's shared reading (one statement
- * per event-loop turn, store/database.ts); on SQLite it is a primary-key read, and not even that
- * while the connection's data version (which moves on any commit, ours or another process's) is
- * unchanged.
+ * The listing version (migrations 009 and 016) is read with the settled head (store/events.ts
+ * `head`); what is left here is how bulk loads keep it cheap.
  */
 import { type Kysely, sql } from 'kysely';
-import type { TurnReading } from './database.js';
 import type { Database } from './schema.js';
-
-export class ListingVersionStore {
-  private memo: { dataVersion: number; value: number } | null = null;
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dataVersion: () => number | null,
-    /** PostgreSQL: the turn's shared reading (database.ts), which carries the version. */
-    private readonly turnReading?: () => Promise<TurnReading>,
-  ) {}
-
-  async read(): Promise<number> {
-    if (this.turnReading) return (await this.turnReading()).listingVersion;
-    const dataVersion = this.dataVersion();
-    if (dataVersion === null) return this.query();
-    if (this.memo?.dataVersion === dataVersion) return this.memo.value;
-    const value = await this.query();
-    this.memo = { dataVersion, value };
-    return value;
-  }
-
-  private async query(): Promise<number> {
-    const row = await this.db
-      .selectFrom('listing_version')
-      .select('value')
-      .where('id', '=', 1)
-      .executeTakeFirstOrThrow();
-    return Number(row.value);
-  }
-}
 
 /**
  * Runs a bulk load (import, seed) inside its transaction with SQLite's per-row listing-version

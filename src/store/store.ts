@@ -24,7 +24,6 @@ import { MilestoneStore } from './milestones.js';
 import { NoteStore } from './notes.js';
 import { IssueStore, MergeRequestStore } from './tracked.js';
 import { FeedTokenStore } from './feed-tokens.js';
-import { ListingVersionStore } from './listing-version.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
@@ -58,7 +57,6 @@ export class Store {
   readonly milestones: MilestoneStore;
   readonly notes: NoteStore;
   readonly members: MemberStore;
-  readonly listingVersion: ListingVersionStore;
   readonly feedTokens: FeedTokenStore;
   readonly webhooks: WebhookStore;
   private counters: RequestCounters | undefined;
@@ -93,7 +91,6 @@ export class Store {
     this.milestones = new MilestoneStore(db, conn.dialect);
     this.notes = new NoteStore(db);
     this.members = new MemberStore(db);
-    this.listingVersion = new ListingVersionStore(db, () => conn.dataVersion(), conn.turnReading);
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
   }

@@ -49,10 +49,9 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
     }
     const ctx = pageContext(services, session, user);
     const viewer = viewerOf(user);
-    const feed = await services.activity.listPage({ kind: 'viewer' }, { sort: 'desc' }, viewer, {
-      page: 1,
-      perPage: FEED_SIZE,
-    });
+    const { activity } = services;
+    const own = await activity.resolve({ kind: 'viewer' }, { sort: 'desc' }, viewer);
+    const feed = await activity.listPage(own, { page: 1, perPage: FEED_SIZE });
     const body = html`<section class="card">
         <h1>Your activity</h1>
         ${

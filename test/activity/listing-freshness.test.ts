@@ -27,6 +27,11 @@ interface Case {
   page: { page: number; perPage: number };
 }
 
+/** One page of a case, as REST asks for it. */
+async function pageOf(activity: ActivityService, c: Case) {
+  return activity.listPage(await activity.resolve(c.source, c.filter, c.viewer()), c.page);
+}
+
 /** A metric's value in the server's Prometheus text. */
 async function metric(server: TestServer, name: string, labels: string): Promise<number> {
   const { body } = await server.services.metrics.render();
@@ -112,10 +117,20 @@ for (const dialect of DIALECTS) {
       );
       const skipped = await metric(server, 'pulsegate_listing_refresh_total', 'outcome="skipped"');
 
+      const kept = () =>
+        metric(server, 'pulsegate_cache_lookups_total', 'cache="response",result="hit"');
+      const keptBefore = await kept();
+
       await append(writer, pa, alice.id);
+      // The same URL: B's mark did not move, so the response sent before is sent again whole.
       const again = await get(server.url, path, token);
       assert.equal(again.status, 200);
       assert.equal(again.text, first.text);
+      assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+      assert.equal(await kept(), keptBefore + 1, "B's response is kept across a write to A");
+      // Another URL of the same page runs the listing: its entry serves the page from the cache.
+      const same = await get(server.url, `${path}&page=1`, token);
+      assert.equal(same.text, first.text);
       assert.equal(
         await metric(server, 'pulsegate_cache_lookups_total', 'cache="rest_page",result="hit"'),
         hits + 1,
@@ -172,7 +187,8 @@ for (const dialect of DIALECTS) {
         assert.equal(first.status, 200);
         const [skipped, forwarded] = [await refreshed('skipped'), await refreshed('forwarded')];
         await excluded();
-        const same = await get(server.url, path, token);
+        // Another URL of the same listing: the kept response of `path` would answer before it.
+        const same = await get(server.url, `${path}&page=1`, token);
         assert.equal(same.text, first.text, path);
         assert.equal(
           await refreshed('skipped'),
@@ -309,10 +325,8 @@ for (const dialect of DIALECTS) {
         // Each request arrives in an event-loop turn of its own; SQLite's data version is read
         // once per turn (store/database.ts), as it is for a real request.
         await new Promise((resolve) => setImmediate(resolve));
-        const warm = await settle(() =>
-          server.services.activity.listPage(c.source, c.filter, c.viewer(), c.page),
-        );
-        const fresh = await settle(() => cold.listPage(c.source, c.filter, c.viewer(), c.page));
+        const warm = await settle(() => pageOf(server.services.activity, c));
+        const fresh = await settle(() => pageOf(cold, c));
         assert.deepEqual(warm, fresh, `${label}: ${c.name}`);
       }
       // GraphQL's keyset windows and totals, through per-request readers as resolvers use them.
@@ -404,11 +418,7 @@ for (const dialect of DIALECTS) {
               writes.push(chain);
             } else writes.push(write());
             const c = cases()[(round * 37 + i * 11) % cases().length]!;
-            reads.push(
-              server.services.activity
-                .listPage(c.source, c.filter, c.viewer(), c.page)
-                .catch(() => null),
-            );
+            reads.push(pageOf(server.services.activity, c).catch(() => null));
           }
           await Promise.all([...writes, ...reads]);
           await compareAll(`round ${round}`);

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/domain/secrets.js';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
-import { SETTLE_MS } from '../../src/services/activity/listing-version.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { Browser, PASSWORD, csrfOf } from '../oauth/support.js';
@@ -255,8 +254,6 @@ for (const dialect of DIALECTS) {
 
     it('feeds answer If-None-Match: 304 while unchanged, 200 after a new event', async () => {
       const path = '/acme/platform/api.atom';
-      await (await fetchFeed(path)).arrayBuffer();
-      server.clock.advance(SETTLE_MS + 1);
       const first = await fetchFeed(path);
       const tag = first.headers.get('etag')!;
       assert.match(tag, /^"[A-Za-z0-9_-]{32}"$/);

@@ -31,6 +31,12 @@ export type ActivitySource =
   | { kind: 'user'; idOrUsername: string }
   | { kind: 'project'; idOrPath: string };
 
+/** A source resolved for a viewer (`ActivityService.resolve`): faces pass it back as it is. */
+export class ResolvedListing {
+  /** @param query The store query, or null when the answer is empty by rule. */
+  constructor(readonly query: EventQuery | null) {}
+}
+
 export interface OffsetListing {
   events: EventView[];
   /** Exact count, or null above the reporting cap. */
@@ -152,6 +158,31 @@ export class ActivityService {
     return new EventListing(this.listings, q);
   }
 
+  /**
+   * A source found and checked for this viewer (a hidden project is not found), ready to be
+   * marked and paged; it holds no rows yet.
+   */
+  async resolve(
+    source: ActivitySource,
+    filter: EventFilter,
+    viewer: Viewer | null,
+  ): Promise<ResolvedListing> {
+    return new ResolvedListing(await this.query(source, filter, viewer));
+  }
+
+  /**
+   * What the listing's answer is a function of, as of now (listing-cache.ts `mark`): equal marks
+   * mean equal answers, so faces build version tags (ETags, kept responses) from it.
+   */
+  mark(listing: ResolvedListing): Promise<string> {
+    return this.listings.cache.mark(listing.query);
+  }
+
+  /** The same for answers that may read any listing (GraphQL): it moves on every append. */
+  headMark(): Promise<string> {
+    return this.listings.cache.headMark();
+  }
+
   /** The store query behind a source, or null when the answer is empty by rule. */
   private async query(
     source: ActivitySource,
@@ -171,12 +202,10 @@ export class ActivityService {
 
   /** Offset pagination as REST serves it. */
   async listPage(
-    source: ActivitySource,
-    filter: EventFilter,
-    viewer: Viewer | null,
+    listing: ResolvedListing,
     page: { page: number; perPage: number },
   ): Promise<OffsetListing> {
-    const unbounded = await this.query(source, filter, viewer);
+    const unbounded = listing.query;
     if (!unbounded) return { events: [], total: 0, hasNext: false };
     const { entry, q } = await this.listings.cache.entry(unbounded);
     const offset = (page.page - 1) * page.perPage;

@@ -68,6 +68,11 @@ export interface Entry {
   readonly epoch: number;
   /** Event deletions when it was built: a deletion may free an id below the mark for reuse. */
   readonly deletions: number;
+  /**
+   * The listing version its pages and windows were hydrated under: when it moves (a title, a
+   * name, a note changed), they are dropped and the count and checkpoints stay.
+   */
+  readonly version: number;
   /** Capped count: min(matching events, MAX_COUNT + 1). */
   count?: number;
   /** Sorted by offset. */
@@ -103,8 +108,13 @@ export class ListingCache {
       this.metrics.listingRefresh('rebuilt');
       entry = undefined;
     }
+    if (entry && entry.version < snapshot.version) {
+      // What events show changed, not which events there are: only the hydrated views go.
+      entry = { ...entry, version: snapshot.version, ...this.noPages() };
+      this.install(key, entry);
+    }
     if (!entry) {
-      entry = this.fresh(snapshot.id, epoch, snapshot.deletions);
+      entry = this.fresh(snapshot.id, epoch, snapshot.deletions, snapshot.version);
       this.install(key, entry);
     } else if (entry.upTo < snapshot.id) {
       const forwarded = await this.forward(q, entry, snapshot.id);
@@ -118,15 +128,41 @@ export class ListingCache {
     return { entry, q: { ...q, upTo: entry.upTo } };
   }
 
-  private fresh(upTo: number, epoch: number, deletions: number): Entry {
-    return {
-      upTo,
-      epoch,
-      deletions,
-      checkpoints: [],
-      pages: this.pages ? new Map() : null,
-      windows: this.pages ? new Map() : null,
-    };
+  /**
+   * What a listing's answer is a function of, as of now: the listing version (what written events
+   * show), the deletions, and the newest event the change feed saw for this listing's project(s)
+   * or author that its filter could match. Equal marks, equal answers: version tags
+   * (http/conditional.ts) are built from it, so a write to project A leaves B's tags alone.
+   *
+   * Exact because the feed covers every id from its floor to the snapshot's head: the listing's
+   * events up to the head are its events up to the floor (fixed while the version and deletions
+   * stand, and the floor is part of the mark) and those up to `last`. A snapshot older than the
+   * floor (the feed started over meanwhile) falls back to its head, which is always exact. A
+   * listing empty by rule (null: a private profile) is a function of the version alone.
+   */
+  async mark(q: EventQuery | null): Promise<string> {
+    const snapshot = await this.clock.current();
+    if (!q) return `${snapshot.version}:empty`;
+    const members = await this.memberIds(q);
+    // Read together, with no wait in between: the feed may start over at any wait.
+    const floor = this.clock.floor;
+    const last =
+      snapshot.id < floor ? `h${snapshot.id}` : Math.min(this.lastChange(q, members), snapshot.id);
+    return `${snapshot.version}:${snapshot.deletions}:${floor}:${last}`;
+  }
+
+  /** The same for anything that may read any listing (GraphQL): every append moves it. */
+  async headMark(): Promise<string> {
+    const snapshot = await this.clock.current();
+    return `${snapshot.version}:${snapshot.deletions}:h${snapshot.id}`;
+  }
+
+  private fresh(upTo: number, epoch: number, deletions: number, version: number): Entry {
+    return { upTo, epoch, deletions, version, checkpoints: [], ...this.noPages() };
+  }
+
+  private noPages(): Pick<Entry, 'pages' | 'windows'> {
+    return { pages: this.pages ? new Map() : null, windows: this.pages ? new Map() : null };
   }
 
   private install(key: string, entry: Entry): void {
@@ -143,7 +179,7 @@ export class ListingCache {
     const rows = await this.store.events.since({ ...q, upTo: head }, old.upTo, MAX_FORWARD + 1);
     if (rows.length > MAX_FORWARD) {
       this.metrics.listingRefresh('rebuilt');
-      return this.fresh(head, old.epoch, old.deletions);
+      return this.fresh(head, old.epoch, old.deletions, old.version);
     }
     this.metrics.listingRefresh('forwarded');
     if (rows.length === 0) return { ...old, upTo: head };
@@ -153,6 +189,7 @@ export class ListingCache {
       upTo: head,
       epoch: old.epoch,
       deletions: old.deletions,
+      version: old.version,
       ...(old.count === undefined ? {} : { count: Math.min(old.count + n, MAX_COUNT + 1) }),
       // Newest first: the new rows come before every checkpoint. Oldest first: after them all.
       checkpoints: desc

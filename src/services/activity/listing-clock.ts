@@ -23,6 +23,11 @@ export interface ListingSnapshot {
   epochs: ReadonlyMap<number, number>;
   /** Event deletions so far: when it moves, every mark is suspect (ids can be reused). */
   deletions: number;
+  /**
+   * The listing version, read with the head: it moves when what written events show changes
+   * (titles, names, notes…), so hydrated pages filed under another version are stale.
+   */
+  version: number;
 }
 
 /** A head further than this from the last one is not read event by event: marks start over. */
@@ -30,7 +35,7 @@ const MAX_FEED_GAP = 20_000;
 
 export class ListingClock {
   private snapshot: ListingSnapshot | null = null;
-  private version: number | null = null;
+  private dataVersion: number | null = null;
   /** One read per event-loop turn (store/per-turn.ts). */
   private readonly shared = sharedPerTurn(() => this.read(this.store.dataVersion()));
   private epochs: ReadonlyMap<number, number> = new Map();
@@ -82,7 +87,7 @@ export class ListingClock {
    */
   current(): Promise<ListingSnapshot> {
     const version = this.store.dataVersion();
-    if (version !== null && this.snapshot && version === this.version) {
+    if (version !== null && this.snapshot && version === this.dataVersion) {
       return Promise.resolve(this.snapshot);
     }
     return this.shared();
@@ -102,10 +107,11 @@ export class ListingClock {
       epoch: head.epoch,
       epochs: this.epochs,
       deletions: head.deletions,
+      version: head.version,
     };
     if (!this.snapshot || snapshot.id >= this.snapshot.id) {
       this.snapshot = snapshot;
-      this.version = version;
+      this.dataVersion = version;
     }
     return snapshot;
   }

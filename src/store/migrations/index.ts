@@ -17,6 +17,7 @@ import * as webhooks from './011_webhooks.js';
 import * as listingEpochs from './013_listing_epochs.js';
 import * as coveringIndexes from './014_covering_indexes.js';
 import * as rowVersions from './015_row_versions.js';
+import * as appendsKeepVersion from './016_appends_keep_version.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -39,4 +40,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '013_listing_epochs', up: listingEpochs.up },
   { name: '014_covering_indexes', up: coveringIndexes.up },
   { name: '015_row_versions', up: rowVersions.up },
+  { name: '016_appends_keep_version', up: appendsKeepVersion.up },
 ];
