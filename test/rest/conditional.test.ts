@@ -199,6 +199,30 @@ for (const dialect of DIALECTS) {
         .where('id', '=', ids.pub)
         .execute();
       assert.equal(await version(), loaded + 2);
+      // The hourly last-activity update an append makes shows in no listing.
+      await server.store.db
+        .updateTable('projects')
+        .set({ last_activity_at: 5 })
+        .where('id', '=', ids.pub)
+        .execute();
+      assert.equal(await version(), loaded + 2);
+      // A push payload for an event that is not the newest changes what an old event shows.
+      await server.store.db
+        .insertInto('push_event_payloads')
+        .values({
+          event_id: -newest.id,
+          action: 'pushed',
+          ref_type: 'branch',
+          ref: 'main',
+          commit_from: null,
+          commit_to: null,
+          commit_count: 0,
+          commit_title: null,
+          commits: '[]',
+        })
+        .execute();
+      assert.equal(await version(), loaded + 3);
+      await server.store.db.deleteFrom('push_event_payloads').where('event_id', '<', 0).execute();
       await server.store.db.deleteFrom('events').where('id', '<', 0).execute();
     });
 

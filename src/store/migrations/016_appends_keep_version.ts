@@ -25,7 +25,7 @@
  *
  * PostgreSQL's triggers become row triggers (still marking the transaction once): a statement
  * trigger moved the version for statements that changed nothing, such as that hourly update, which
- * usually matches no row.
+ * usually matches no row. Inserts into events and push payloads are checked once per statement.
  */
 import { type Kysely, sql } from 'kysely';
 import { LISTING_TABLES } from './009_listing_version.js';
@@ -35,6 +35,18 @@ import type { MigrationContext } from './helpers.js';
 const APPENDED: Record<string, string> = {
   events: 'EXISTS (SELECT 1 FROM events WHERE id > NEW.id)',
   push_event_payloads: 'EXISTS (SELECT 1 FROM events WHERE id > NEW.event_id)',
+};
+
+/**
+ * The same per statement on PostgreSQL, over the inserted rows (`inserted`): more rows at or above
+ * the lowest inserted id than were inserted means an older row lies above it; a payload whose event
+ * has a newer one after it is not an append's.
+ */
+const APPENDED_PG: Record<string, string> = {
+  events: `(SELECT count(*) FROM events WHERE id >= (SELECT min(id) FROM inserted))
+           > (SELECT count(*) FROM inserted)`,
+  push_event_payloads: `EXISTS (SELECT 1 FROM events
+           WHERE id > (SELECT min(event_id) FROM inserted))`,
 };
 
 /** The column no listing shows, which appends update. */
@@ -75,26 +87,20 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       .execute(db);
     return;
   }
-  // listing_version_note() is a trigger function: the insert triggers mark the transaction
-  // through a plain function with the same body.
-  await sql
-    .raw(
-      `CREATE FUNCTION listing_version_mark() RETURNS void LANGUAGE plpgsql AS $$
-       BEGIN
-         IF current_setting('pulsegate.listing_changed', true) IS DISTINCT FROM '1' THEN
-           PERFORM set_config('pulsegate.listing_changed', '1', true);
-           INSERT INTO listing_version_bumps (txid) VALUES (txid_current());
-         END IF;
-       END $$`,
-    )
-    .execute(db);
-  for (const [table, below] of Object.entries(APPENDED)) {
+  // One check per statement, over the rows it inserted (a transition table). The function forbids
+  // sequential scans: its plans are made once per session, possibly while the table is nearly
+  // empty (a seed), and a scan per check would make a load quadratic. Appends are one row at the
+  // top (no other row at or above it); a bulk load's batches may move the version, as they should.
+  for (const [table, check] of Object.entries(APPENDED_PG)) {
     await sql
       .raw(
-        `CREATE FUNCTION ${table}_listing_version_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+        `CREATE FUNCTION ${table}_listing_version_insert() RETURNS trigger LANGUAGE plpgsql
+         SET enable_seqscan = off AS $$
          BEGIN
-           IF ${below} THEN
-             PERFORM listing_version_mark();
+           IF current_setting('pulsegate.listing_changed', true) IS DISTINCT FROM '1'
+              AND (${check}) THEN
+             PERFORM set_config('pulsegate.listing_changed', '1', true);
+             INSERT INTO listing_version_bumps (txid) VALUES (txid_current());
            END IF;
            RETURN NULL;
          END $$`,
@@ -103,8 +109,21 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   }
   for (const table of LISTING_TABLES) {
     await sql.raw(`DROP TRIGGER ${table}_listing_version ON ${table}`).execute(db);
-    const appended = table in APPENDED;
-    if (table === 'projects') {
+    if (table in APPENDED_PG) {
+      await sql
+        .raw(
+          `CREATE TRIGGER ${table}_listing_version AFTER UPDATE OR DELETE ON ${table}
+           FOR EACH ROW EXECUTE FUNCTION listing_version_note()`,
+        )
+        .execute(db);
+      await sql
+        .raw(
+          `CREATE TRIGGER ${table}_listing_version_insert AFTER INSERT ON ${table}
+           REFERENCING NEW TABLE AS inserted
+           FOR EACH STATEMENT EXECUTE FUNCTION ${table}_listing_version_insert()`,
+        )
+        .execute(db);
+    } else if (table === 'projects') {
       await sql
         .raw(
           `CREATE TRIGGER projects_listing_version AFTER INSERT OR DELETE ON projects
@@ -114,23 +133,16 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       await sql
         .raw(
           `CREATE TRIGGER projects_listing_version_update AFTER UPDATE ON projects FOR EACH ROW
-           WHEN ((to_jsonb(OLD) - '${ACTIVITY_TIME}') IS DISTINCT FROM (to_jsonb(NEW) - '${ACTIVITY_TIME}'))
+           WHEN ((to_jsonb(OLD) - '${ACTIVITY_TIME}') IS DISTINCT FROM
+                 (to_jsonb(NEW) - '${ACTIVITY_TIME}'))
            EXECUTE FUNCTION listing_version_note()`,
         )
         .execute(db);
     } else {
       await sql
         .raw(
-          `CREATE TRIGGER ${table}_listing_version AFTER ${appended ? '' : 'INSERT OR '}UPDATE OR DELETE
-           ON ${table} FOR EACH ROW EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
-    }
-    if (appended) {
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version_insert AFTER INSERT ON ${table}
-           FOR EACH ROW EXECUTE FUNCTION ${table}_listing_version_insert()`,
+          `CREATE TRIGGER ${table}_listing_version AFTER INSERT OR UPDATE OR DELETE ON ${table}
+           FOR EACH ROW EXECUTE FUNCTION listing_version_note()`,
         )
         .execute(db);
     }
