@@ -165,7 +165,11 @@ export async function main(argv: string[]): Promise<number> {
       const banner = store ? await prepareDemo(store, systemClock, config) : '';
       // Loaded here so that data commands do not pay for compiling every face at start.
       const { buildServer } = await import('./server.js');
-      const { app } = await buildServer({ config, ...(store ? { store } : {}) });
+      const { app, services } = await buildServer({ config, ...(store ? { store } : {}) });
+      const { warmUp } = await import('./http/warm-up.js');
+      const started = performance.now();
+      const warmed = await warmUp(app, services);
+      app.log.info({ requests: warmed, ms: Math.round(performance.now() - started) }, 'warmed up');
       await app.listen({ host: config.host, port: config.port });
       if (banner) process.stdout.write(banner);
       stopOnSignals(app, config.shutdownTimeout, () => store?.close());

@@ -11,6 +11,7 @@ import { atomFeeds } from './feeds/index.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
 import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-limit.js';
+import { isWarmUp } from './http/warm-up.js';
 import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
@@ -146,6 +147,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   });
   // Requests by route pattern (never the URL: ids and paths would make a series per request).
   app.addHook('onResponse', (request, reply, done) => {
+    if (isWarmUp(request)) return done();
     const route = request.routeOptions.url ?? '(unmatched)';
     services.metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();

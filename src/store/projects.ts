@@ -46,6 +46,18 @@ export class ProjectStore {
       .executeTakeFirst();
   }
 
+  /** The first `limit` public projects by id (the server's warm-up reads their listings). */
+  async publicIds(limit: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('projects')
+      .select('id')
+      .where('visibility', '=', 'public')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   async create(values: Insertable<ProjectsTable>): Promise<ProjectRow> {
     return this.db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
   }

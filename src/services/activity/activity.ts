@@ -17,7 +17,7 @@ import type { Clock } from '../clock.js';
 import { EventListing, type ListingContext } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
 import { ListingCache, remember, seek } from './listing-cache.js';
-import { ListingClock } from './listing-clock.js';
+import { ListingClock, type ListingSnapshot } from './listing-clock.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import { type ProjectView, type UserView, projectView, userView } from '../views.js';
 
@@ -33,6 +33,12 @@ export type ActivitySource =
 
 /** A source resolved for a viewer (`ActivityService.resolve`): faces pass it back as it is. */
 export class ResolvedListing {
+  /**
+   * The moment its mark was read: its page is read at that moment too, so the body is exactly
+   * what the mark (and the tag built from it) stands for, with one read of the head per request.
+   */
+  snapshot: ListingSnapshot | undefined;
+
   /** @param query The store query, or null when the answer is empty by rule. */
   constructor(readonly query: EventQuery | null) {}
 }
@@ -125,6 +131,11 @@ export class ActivityService {
     return { project: projectView(project), accessLevel };
   }
 
+  /** Ids of the first public projects (anyone may read their listings: the server's warm-up). */
+  publicProjectIds(limit: number): Promise<number[]> {
+    return this.store.projects.publicIds(limit);
+  }
+
   /** The viewer's own events, or with scope `all` every event in the viewer's projects. */
   viewerListing(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
     return this.listing(viewerQuery(viewer, scope, filter));
@@ -174,8 +185,10 @@ export class ActivityService {
    * What the listing's answer is a function of, as of now (listing-cache.ts `mark`): equal marks
    * mean equal answers, so faces build version tags (ETags, kept responses) from it.
    */
-  mark(listing: ResolvedListing): Promise<string> {
-    return this.listings.cache.mark(listing.query);
+  async mark(listing: ResolvedListing): Promise<string> {
+    const { mark, snapshot } = await this.listings.cache.mark(listing.query);
+    listing.snapshot = snapshot;
+    return mark;
   }
 
   /** The same for answers that may read any listing (GraphQL): it moves on every append. */
@@ -207,7 +220,7 @@ export class ActivityService {
   ): Promise<OffsetListing> {
     const unbounded = listing.query;
     if (!unbounded) return { events: [], total: 0, hasNext: false };
-    const { entry, q } = await this.listings.cache.entry(unbounded);
+    const { entry, q } = await this.listings.cache.entry(unbounded, listing.snapshot);
     const offset = (page.page - 1) * page.perPage;
     const pageKey = `${offset}:${page.perPage}`;
     let cached = entry.pages?.get(pageKey);

@@ -24,7 +24,7 @@ import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Metrics } from '../metrics.js';
 import { type EventView, hydrateEvents } from './event-views.js';
-import type { ListingClock } from './listing-clock.js';
+import type { ListingClock, ListingSnapshot } from './listing-clock.js';
 
 export const CHECKPOINT = 200;
 const MAX_ENTRIES = 5_000;
@@ -98,8 +98,11 @@ export class ListingCache {
    * The current entry of a listing and the query bounded by its mark: fresh, forwarded, or as it
    * was when nothing of this listing changed.
    */
-  async entry(q: EventQuery): Promise<{ entry: Entry; q: EventQuery }> {
-    const snapshot = await this.clock.current();
+  async entry(
+    q: EventQuery,
+    at?: ListingSnapshot,
+  ): Promise<{ entry: Entry; q: EventQuery }> {
+    const snapshot = at ?? (await this.clock.current());
     const key = listingKey(q);
     const epoch =
       q.source.kind === 'project' ? (snapshot.epochs.get(q.source.projectId) ?? 0) : snapshot.epoch;
@@ -140,15 +143,15 @@ export class ListingCache {
    * floor (the feed started over meanwhile) falls back to its head, which is always exact. A
    * listing empty by rule (null: a private profile) is a function of the version alone.
    */
-  async mark(q: EventQuery | null): Promise<string> {
+  async mark(q: EventQuery | null): Promise<{ mark: string; snapshot: ListingSnapshot }> {
     const snapshot = await this.clock.current();
-    if (!q) return `${snapshot.version}:empty`;
+    if (!q) return { mark: `${snapshot.version}:empty`, snapshot };
     const members = await this.memberIds(q);
     // Read together, with no wait in between: the feed may start over at any wait.
     const floor = this.clock.floor;
     const last =
       snapshot.id < floor ? `h${snapshot.id}` : Math.min(this.lastChange(q, members), snapshot.id);
-    return `${snapshot.version}:${snapshot.deletions}:${floor}:${last}`;
+    return { mark: `${snapshot.version}:${snapshot.deletions}:${floor}:${last}`, snapshot };
   }
 
   /** The same for anything that may read any listing (GraphQL): every append moves it. */

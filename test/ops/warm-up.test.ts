@@ -1,0 +1,52 @@
+/**
+ * The warm-up `serve` runs before listening (http/warm-up.ts): every request it sends is answered
+ * 200 (a broken URL or GraphQL query would leave code cold, and say so), none of them shows in the
+ * request metrics, and requests from clients still do.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { warmUp } from '../../src/http/warm-up.js';
+import { Fixtures } from '../helpers/fixtures.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+
+for (const dialect of DIALECTS) {
+  describe(`warm-up (${dialect})`, () => {
+    let server: TestServer;
+    let projectId: number;
+
+    before(async () => {
+      server = await startServer({
+        dialect,
+        seed: async (store) => {
+          const f = new Fixtures(store);
+          const alice = await f.user('alice');
+          projectId = (await f.project('acme/api', alice.id, 'public')).id;
+          await f.project('acme/secret', alice.id, 'private');
+          for (let i = 1; i <= 30; i++) {
+            await f.event({ projectId, authorId: alice.id, action: 'pushed', createdAt: i });
+          }
+        },
+      });
+    });
+    after(() => server.close());
+
+    async function requestsCounted(): Promise<number> {
+      const { body } = await server.services.metrics.render();
+      return body
+        .split('\n')
+        .filter((line) => line.startsWith('pulsegate_http_requests_total{'))
+        .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+    }
+
+    it('reads the public project through REST and GraphQL, every answer a 200, none counted', async () => {
+      const before = await requestsCounted();
+      // One public project: five REST listings and one GraphQL query, three rounds.
+      assert.equal(await warmUp(server.app, server.services), 18);
+      assert.equal(await requestsCounted(), before);
+      const response = await fetch(`${server.url}/api/v4/projects/${projectId}/events`);
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      assert.equal(await requestsCounted(), before + 1);
+    });
+  });
+}
