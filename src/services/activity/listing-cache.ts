@@ -98,10 +98,7 @@ export class ListingCache {
    * The current entry of a listing and the query bounded by its mark: fresh, forwarded, or as it
    * was when nothing of this listing changed.
    */
-  async entry(
-    q: EventQuery,
-    at?: ListingSnapshot,
-  ): Promise<{ entry: Entry; q: EventQuery }> {
+  async entry(q: EventQuery, at?: ListingSnapshot): Promise<{ entry: Entry; q: EventQuery }> {
     const snapshot = at ?? (await this.clock.current());
     const key = listingKey(q);
     const epoch =
