@@ -75,7 +75,7 @@ function stopOnSignals(
   app: FastifyInstance,
   timeoutSeconds: number,
   closeStore: () => Promise<void> | undefined,
-): void {
+): () => boolean {
   let stopping = false;
   let forced = false;
   const force = () => {
@@ -117,6 +117,7 @@ function stopOnSignals(
     if (!stopping) stop(message.pulsegateShutdown);
     else if (message.force && !forced) force();
   });
+  return () => stopping;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -166,13 +167,15 @@ export async function main(argv: string[]): Promise<number> {
       // Loaded here so that data commands do not pay for compiling every face at start.
       const { buildServer } = await import('./server.js');
       const { app, services } = await buildServer({ config, ...(store ? { store } : {}) });
+      // Signals are heard from here on: a stop during the warm-up closes the server unopened.
+      const stopping = stopOnSignals(app, config.shutdownTimeout, () => store?.close());
       const { warmUp } = await import('./http/warm-up.js');
       const started = performance.now();
-      const warmed = await warmUp(app, services);
+      const warmed = await warmUp(app, services, stopping);
+      if (stopping()) return -1;
       app.log.info({ requests: warmed, ms: Math.round(performance.now() - started) }, 'warmed up');
       await app.listen({ host: config.host, port: config.port });
       if (banner) process.stdout.write(banner);
-      stopOnSignals(app, config.shutdownTimeout, () => store?.close());
       return -1;
     }
     case 'migrate': {

@@ -30,30 +30,38 @@ export function isWarmUp(request: FastifyRequest): boolean {
   return request.raw.socket?.remoteAddress === WARM_UP_ADDRESS;
 }
 
-/** Sends the warm-up requests; returns how many were answered 200. */
-export async function warmUp(app: FastifyInstance, services: Services): Promise<number> {
+/**
+ * Sends the warm-up requests; returns how many were answered 200. Stops early, quietly, once
+ * `stopping` says the server is being stopped (a signal during start-up).
+ */
+export async function warmUp(
+  app: FastifyInstance,
+  services: Services,
+  stopping: () => boolean = () => false,
+): Promise<number> {
   const ids = await services.activity.publicProjectIds(PROJECTS);
-  const paths = ids.flatMap((id) => [
-    `/api/v4/projects/${id}/events`,
-    `/api/v4/projects/${id}/events?page=2`,
-    `/api/v4/projects/${id}/events?page=5&per_page=20`,
-    `/api/v4/projects/${id}/events?action=pushed`,
-    `/api/v4/projects/${id}/events?target_type=issue&sort=asc`,
+  const requests = ids.flatMap((id) => [
+    ...['', '?page=2', '?page=5&per_page=20', '?action=pushed', '?target_type=issue&sort=asc'].map(
+      (query) => ({ method: 'GET' as const, url: `/api/v4/projects/${id}/events${query}` }),
+    ),
+    {
+      method: 'POST' as const,
+      url: '/api/graphql',
+      payload: { query: GRAPHQL_QUERY, variables: { id: String(id) } },
+    },
   ]);
   let answered = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const url of paths) {
-      const response = await app.inject({ method: 'GET', url, remoteAddress: WARM_UP_ADDRESS });
-      if (response.statusCode === 200) answered++;
-    }
-    for (const id of ids) {
-      const response = await app.inject({
-        method: 'POST',
-        url: '/api/graphql',
-        remoteAddress: WARM_UP_ADDRESS,
-        payload: { query: GRAPHQL_QUERY, variables: { id: String(id) } },
-      });
-      if (response.statusCode === 200) answered++;
+    for (const request of requests) {
+      if (stopping()) return answered;
+      try {
+        const response = await app.inject({ ...request, remoteAddress: WARM_UP_ADDRESS });
+        if (response.statusCode === 200) answered++;
+      } catch (error) {
+        // Closed under it by a stop: nothing left to warm.
+        if (stopping()) return answered;
+        throw error;
+      }
     }
   }
   return answered;

@@ -191,9 +191,14 @@ for (const engine of ENGINES) {
         events(first: 1, after: "${cursor}") { pageInfo { hasPreviousPage } } }`;
       const clean = `{ ${page} }`;
       const failing = `{ ${page} b: project(idOrPath: "999999") { id } }`;
-      // Control: without errors the second answer is kept, so it costs nothing.
+      // Control: without errors the second answer is kept, so it costs nothing. A background
+      // job's commit landing in between makes the next answer read the head once: ask again.
       assert.ok((await ask(world, clean)).cost > 0);
-      assert.equal((await ask(world, clean)).cost, 0);
+      let kept = false;
+      for (let attempt = 0; attempt < 3 && !kept; attempt++) {
+        kept = (await ask(world, clean)).cost === 0;
+      }
+      assert.ok(kept, 'an answer without errors is kept');
 
       const first = await ask(world, failing);
       assert.equal(

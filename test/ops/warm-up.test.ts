@@ -48,5 +48,9 @@ for (const dialect of DIALECTS) {
       await response.arrayBuffer();
       assert.equal(await requestsCounted(), before + 1);
     });
+
+    it('sends nothing once the server is stopping (a signal during start-up)', async () => {
+      assert.equal(await warmUp(server.app, server.services, () => true), 0);
+    });
   });
 }
