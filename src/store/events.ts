@@ -94,6 +94,8 @@ interface Walk {
   unordered?: boolean;
 }
 
+/** Any bound: a count's events above the reader's head are the few committed since it read it. */
+const ABOVE_HEAD_LIMIT = 2 ** 31 - 1;
 /** Above this many member projects scope=all is one joined walk instead of per-project walks. */
 const MAX_MERGED_PROJECTS = 200;
 /** Any number: every writer of events holds this transaction-scoped lock while it appends. */
@@ -142,12 +144,22 @@ export class EventStore {
     });
   }
 
-  /** The base query: source, filter and visibility, no order or limit. */
-  private base(q: EventQuery) {
+  /**
+   * The base query: source, filter and visibility, no order or limit. Over the events themselves,
+   * or (`from`) over their tallies with the same rules (migration 017): `tallies` are all of them,
+   * confidentiality aside; `hidden` the tallied events of confidential issues the viewer may not
+   * see, which a count subtracts. Tallies know no ids or times: the caller leaves out `upTo` and
+   * the time filters.
+   */
+  private base(q: EventQuery, from: 'events' | 'tallies' | 'hidden' = 'events') {
     const { source, filter, viewer } = q;
     const viewerId = viewer?.userId ?? null;
     const admin = viewer?.admin ?? false;
-    let query = this.db.selectFrom('events as e') as unknown as EventsQuery;
+    let query = (from === 'events'
+      ? this.db.selectFrom('events as e')
+      : from === 'tallies'
+        ? this.db.selectFrom('event_tallies as e')
+        : this.hiddenTallies(source, viewerId)) as unknown as EventsQuery;
 
     if (source.kind === 'project') {
       query = query.where('e.project_id', '=', source.projectId);
@@ -182,7 +194,7 @@ export class EventStore {
       }
     }
 
-    if (q.upTo !== undefined) {
+    if (q.upTo !== undefined && from === 'events') {
       // SQLite would take `id <= head` (nearly the whole table) for a rowid range and walk it
       // instead of the listing's index; the unary plus keeps it a filter there. It costs only the
       // few rows above the head. PostgreSQL uses it as an index condition on the same walk.
@@ -210,10 +222,43 @@ export class EventStore {
       query = query.where('e.created_at', '>=', filter.createdFrom);
 
     if (!admin) {
-      query = this.applyConfidentiality(query, source, viewerId);
+      if (from === 'events') query = this.applyConfidentiality(query, source, viewerId);
+      // Tallied events hidden by an issue's confidentiality, except from Reporter+ members.
+      if (from === 'hidden' && source.kind !== 'project' && viewerId !== null) {
+        query = query.where((eb) =>
+          eb.or([
+            eb('m.access_level', 'is', null),
+            eb('m.access_level', '<', CONFIDENTIAL_MIN_ACCESS),
+          ]),
+        );
+      }
       query = this.applyCodeAccess(query, source, viewerId);
     }
     return query;
+  }
+
+  /**
+   * Per-issue tallies of the confidential issues whose events `viewerId` may not see for being
+   * neither Reporter+ nor the issue's author (migration 017). The literal `confidential = 1` is
+   * what lets both databases walk the partial index of confidential issues.
+   */
+  private hiddenTallies(source: EventSource, viewerId: number | null) {
+    let query = this.db
+      .selectFrom('issues as ci')
+      .innerJoin('issue_event_tallies as e', (join) =>
+        join.onRef('e.issue_id', '=', 'ci.id').onRef('e.project_id', '=', 'ci.project_id'),
+      )
+      .where(sql<boolean>`ci.confidential = 1`);
+    // One project's confidential issues: a range of the partial index, not all of them.
+    if (source.kind === 'project') query = query.where('ci.project_id', '=', source.projectId);
+    if (viewerId !== null) query = query.where('ci.author_id', '<>', viewerId);
+    return query;
+  }
+
+  /** Whether confidentiality can hide any of the listing's events from its viewer. */
+  private mayHide(q: EventQuery): boolean {
+    if (q.viewer?.admin) return false;
+    return !(q.source.kind === 'project' && (q.source.accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS);
   }
 
   /** Confidential issues and their notes: Reporter+ members and the issue's author only. */
@@ -225,6 +270,9 @@ export class EventStore {
         .selectFrom('issues as ci')
         .select('ci.id')
         .whereRef('ci.id', '=', 'e.issue_id')
+        // An event's issue is one of its project's: another project's issue governs nothing here,
+        // and the tallies (migration 017) find confidential issues by project.
+        .whereRef('ci.project_id', '=', 'e.project_id')
         .where('ci.confidential', '=', 1);
       return viewerId === null ? inner : inner.where('ci.author_id', '<>', viewerId);
     };
@@ -400,8 +448,55 @@ export class EventStore {
     return outer;
   }
 
-  /** Counts up to `cap + 1` matching events (a capped count walks at most that many rows). */
+  /**
+   * Counts up to `cap + 1` matching events. Without a time filter it sums the listing's tallies
+   * (migration 017), less what confidentiality hides from the viewer, less the listing's events
+   * above `upTo` (a few, committed since the reader's head), all in one statement and so one
+   * snapshot: a few hundred tally rows instead of walking up to `cap + 1` events.
+   */
   async count(q: EventQuery, cap: number): Promise<number> {
+    if (q.filter.createdBefore !== undefined || q.filter.createdFrom !== undefined) {
+      return this.walkCount(q, cap);
+    }
+    const untilNow = { ...q, upTo: undefined };
+    const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
+    // scope=all: each member project on its own, as its walks (with its own confidentiality).
+    const parts = (await this.parts(untilNow)) ?? [untilNow];
+    const terms = [];
+    for (const part of parts) {
+      terms.push(sql` + (${this.base(part, 'tallies').select(sum)})`);
+      if (!this.mayHide(part)) continue;
+      let hidden = this.base(part, 'hidden');
+      const viewerId = part.viewer?.userId;
+      if (part.source.kind !== 'project' && viewerId !== undefined) {
+        // Projects where the viewer is Reporter+ hide nothing: leave their confidential issues out
+        // of the walk rather than look each one up and drop it.
+        const seeing = (await this.memberProjects(viewerId))
+          .filter((p) => p.accessLevel >= CONFIDENTIAL_MIN_ACCESS)
+          .map((p) => p.projectId);
+        if (seeing.length > 0)
+          hidden = hidden.where(sql<boolean>`ci.project_id NOT IN (${sql.join(seeing)})`);
+      }
+      terms.push(sql` - (${hidden.select(sum)})`);
+    }
+    if (q.upTo !== undefined) {
+      const above = await this.walk(untilNow, {
+        lower: { id: q.upTo, inclusive: false },
+        descending: false,
+        limit: ABOVE_HEAD_LIMIT,
+        idsOnly: true,
+        unordered: true,
+      });
+      if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
+    }
+    const { rows } = await sql<{
+      n: number | string;
+    }>`SELECT 0${sql.join(terms, sql``)} AS n`.execute(this.db);
+    return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
+  }
+
+  /** The same count by walking up to `cap + 1` of the listing's events (time filters, tests). */
+  async walkCount(q: EventQuery, cap: number): Promise<number> {
     const inner = await this.walk(q, {
       descending: true,
       limit: cap + 1,

@@ -396,7 +396,26 @@ export interface ListingEpochsTable {
   epoch: number;
 }
 
+/**
+ * Events per (project, author, action, target type), kept by triggers (migration 017): a listing's
+ * count sums these instead of walking its events. `target_type` is '' for events without one.
+ */
+export interface EventTalliesTable {
+  project_id: number;
+  author_id: number;
+  action: number;
+  target_type: string;
+  n: number;
+}
+
+/** The same per issue (events with an issue only): what confidentiality hides is read from these. */
+export interface IssueEventTalliesTable extends EventTalliesTable {
+  issue_id: number;
+}
+
 export interface Database {
+  event_tallies: EventTalliesTable;
+  issue_event_tallies: IssueEventTalliesTable;
   listing_version: ListingVersionTable;
   feed_tokens: FeedTokensTable;
   project_hooks: ProjectHooksTable;

@@ -18,6 +18,7 @@ import * as listingEpochs from './013_listing_epochs.js';
 import * as coveringIndexes from './014_covering_indexes.js';
 import * as rowVersions from './015_row_versions.js';
 import * as appendsKeepVersion from './016_appends_keep_version.js';
+import * as eventTallies from './017_event_tallies.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -41,4 +42,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '014_covering_indexes', up: coveringIndexes.up },
   { name: '015_row_versions', up: rowVersions.up },
   { name: '016_appends_keep_version', up: appendsKeepVersion.up },
+  { name: '017_event_tallies', up: eventTallies.up },
 ];

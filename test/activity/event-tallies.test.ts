@@ -1,0 +1,236 @@
+/**
+ * Listing counts sum event tallies (migration 017) instead of walking up to 10,001 events. The
+ * tallies must give exactly what the walk gives, for every source, viewer, filter and head, after
+ * every kind of write: appends, a hand-typed update and delete, an issue turning confidential and
+ * back, and a bulk load (which sets the SQLite triggers aside and tallies again at the end).
+ *
+ * Each check compares `count` with `walkCount` (the walk every count used to be) over the same
+ * queries, and the tally tables with a grouping of the events table from scratch.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { EventFilter } from '../../src/domain/filters.js';
+import { actionCode, type Action } from '../../src/domain/vocabulary.js';
+import type { EventQuery, EventSource } from '../../src/store/events.js';
+import { bulkLoad } from '../../src/store/listing-version.js';
+import { insertEvents, type BulkEvent } from '../helpers/bulk.js';
+import { Fixtures } from '../helpers/fixtures.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+
+const CAP = 10_000;
+
+for (const dialect of DIALECTS) {
+  describe(`event tallies count exactly what the walk counts (${dialect})`, () => {
+    let server: TestServer;
+    const users: Record<string, number> = {};
+    const projects: Array<{ id: number; visibility: string }> = [];
+    const issues: Array<{ id: number; projectId: number; authorId: number }> = [];
+    let secret: { id: number; projectId: number; authorId: number };
+
+    before(async () => {
+      server = await startServer({ dialect });
+      const f = new Fixtures(server.store);
+      for (const name of ['alice', 'bob', 'carol', 'dave']) users[name] = (await f.user(name)).id;
+      for (const [i, visibility] of (['public', 'internal', 'private'] as const).entries()) {
+        const id = (await f.project(`acme/t${i}`, users.alice!, visibility)).id;
+        projects.push({ id, visibility });
+      }
+      // carol: Reporter in the public project; dave: Guest in the private one (no code, and
+      // confidential issues only his own); bob: no membership.
+      await f.member(projects[0]!.id, users.carol!, 20);
+      await f.member(projects[2]!.id, users.dave!, 10);
+      for (const project of projects) {
+        for (const [author, confidential] of [
+          ['alice', true],
+          ['bob', false],
+          ['dave', true],
+          ['carol', false],
+        ] as const) {
+          const row = await f.issue(
+            project.id,
+            users[author]!,
+            `${author} in ${project.id}`,
+            confidential,
+          );
+          issues.push({ id: row.id, projectId: project.id, authorId: users[author]! });
+        }
+      }
+      secret = issues.find((i) => i.authorId === users.bob)!;
+      await insertEvents(server.store, spread(0, 600));
+    });
+    after(() => server.close());
+
+    /** `n` events over every project, author, action and issue, deterministic from `from`. */
+    function spread(from: number, n: number): BulkEvent[] {
+      const authors = Object.values(users);
+      const kinds: Array<[Action, string | null, boolean]> = [
+        ['created', 'Issue', true],
+        ['closed', 'Issue', true],
+        ['commented', 'Note', true],
+        ['pushed', null, false],
+        ['joined', null, false],
+        ['commented', 'Note', false],
+      ];
+      const events: BulkEvent[] = [];
+      for (let i = from; i < from + n; i++) {
+        const project = projects[i % projects.length]!;
+        const [action, targetType, aboutIssue] = kinds[(i * 7) % kinds.length]!;
+        const ofProject = issues.filter((x) => x.projectId === project.id);
+        events.push({
+          projectId: project.id,
+          authorId: authors[(i * 3) % authors.length]!,
+          action,
+          targetType,
+          issueId: aboutIssue ? ofProject[i % ofProject.length]!.id : null,
+          createdAt: Date.UTC(2026, 0, 1) + i * 60_000,
+        });
+      }
+      return events;
+    }
+
+    async function queries(): Promise<EventQuery[]> {
+      const { id: head } = await server.store.events.head();
+      const viewers = [
+        null,
+        ...['alice', 'bob', 'carol', 'dave'].map((n) => ({ userId: users[n]!, admin: false })),
+        { userId: users.bob!, admin: true },
+      ];
+      const filters: EventFilter[] = [
+        { sort: 'desc' },
+        { sort: 'desc', action: 'pushed' },
+        { sort: 'asc', targetType: 'Issue' },
+        { sort: 'desc', action: 'commented', targetType: 'Note' },
+        {
+          sort: 'desc',
+          kinds: [
+            { actions: ['created', 'closed'], targetTypes: ['Issue'] },
+            { actions: ['joined'] },
+          ],
+        },
+      ];
+      const out: EventQuery[] = [];
+      for (const viewer of viewers) {
+        const sources: EventSource[] = [
+          ...Object.values(users).map((userId) => ({ kind: 'author' as const, userId })),
+        ];
+        for (const p of projects) {
+          const level = viewer
+            ? await server.store.db
+                .selectFrom('project_members')
+                .select('access_level')
+                .where('project_id', '=', p.id)
+                .where('user_id', '=', viewer.userId)
+                .executeTakeFirst()
+            : undefined;
+          sources.push({
+            kind: 'project',
+            projectId: p.id,
+            visibility: p.visibility,
+            accessLevel: level?.access_level ?? null,
+          });
+        }
+        if (viewer) sources.push({ kind: 'memberships', userId: viewer.userId });
+        for (const source of sources) {
+          for (const filter of filters) {
+            // No head; the head; a head from before the last 25 events (a reader's snapshot).
+            for (const upTo of [undefined, head, head - 25])
+              out.push({ source, filter, viewer, upTo });
+          }
+        }
+      }
+      return out;
+    }
+
+    async function assertExact(when: string) {
+      let mismatches = 0;
+      const checked = await queries();
+      for (const q of checked) {
+        const tallied = await server.store.events.count(q, CAP);
+        const walked = await server.store.events.walkCount(q, CAP);
+        if (tallied !== walked) {
+          mismatches++;
+          assert.equal(tallied, walked, `${when}: ${JSON.stringify(q)}`);
+        }
+      }
+      assert.equal(mismatches, 0);
+      assert.ok(checked.length > 400, `${checked.length} queries`);
+      // And the tallies themselves against a grouping of the events from scratch.
+      const { rows: expected } = await sql<{ k: string; n: number }>`
+        SELECT project_id || ':' || author_id || ':' || action || ':' || coalesce(target_type, '') AS k,
+               count(*) AS n FROM events GROUP BY project_id, author_id, action, target_type`.execute(
+        server.store.db,
+      );
+      const { rows: tallies } = await sql<{ k: string; n: number }>`
+        SELECT project_id || ':' || author_id || ':' || action || ':' || target_type AS k, n
+        FROM event_tallies WHERE n <> 0`.execute(server.store.db);
+      const asMap = (rows: Array<{ k: string; n: number }>) =>
+        Object.fromEntries(rows.map((r) => [r.k, Number(r.n)]).sort());
+      assert.deepEqual(asMap(tallies), asMap(expected), when);
+      const { rows: perIssue } = await sql<{ wrong: number }>`
+        SELECT count(*) AS wrong FROM (
+          SELECT issue_id, project_id, author_id, action, coalesce(target_type, '') AS t, count(*) AS n
+          FROM events WHERE issue_id IS NOT NULL
+          GROUP BY issue_id, project_id, author_id, action, coalesce(target_type, '')
+        ) g FULL OUTER JOIN (SELECT * FROM issue_event_tallies WHERE n <> 0) t
+          ON t.issue_id = g.issue_id AND t.project_id = g.project_id AND t.author_id = g.author_id
+         AND t.action = g.action AND t.target_type = g.t AND t.n = g.n
+        WHERE t.issue_id IS NULL OR g.issue_id IS NULL`.execute(server.store.db);
+      assert.equal(Number(perIssue[0]!.wrong), 0, `${when}: per-issue tallies`);
+    }
+
+    it('after appends', async () => {
+      await assertExact('appends');
+    });
+
+    it('after an issue turns confidential, and back', async () => {
+      await server.store.db
+        .updateTable('issues')
+        .set({ confidential: 1 })
+        .where('id', '=', secret.id)
+        .execute();
+      await assertExact('confidential');
+      await server.store.db
+        .updateTable('issues')
+        .set({ confidential: 0 })
+        .where('id', '=', secret.id)
+        .execute();
+      await assertExact('public again');
+    });
+
+    it('after a hand-typed update and delete of events', async () => {
+      const [first, second] = projects;
+      await sql`UPDATE events SET project_id = ${second!.id}, action = ${actionCode('closed')}
+        WHERE id IN (SELECT id FROM events WHERE project_id = ${first!.id} ORDER BY id LIMIT 40)`.execute(
+        server.store.db,
+      );
+      await sql`UPDATE events SET issue_id = NULL
+        WHERE id IN (SELECT id FROM events WHERE issue_id IS NOT NULL ORDER BY id DESC LIMIT 30)`.execute(
+        server.store.db,
+      );
+      await sql`DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT 50)`.execute(
+        server.store.db,
+      );
+      await assertExact('update and delete');
+    });
+
+    it('after a bulk load', async () => {
+      const { dialect: d } = server.store;
+      await server.store.db.transaction().execute((trx) =>
+        bulkLoad(trx, d, async () => {
+          const rows = spread(600, 400).map((e) => ({
+            project_id: e.projectId,
+            author_id: e.authorId,
+            action: actionCode(e.action),
+            target_type: e.targetType ?? null,
+            target_id: null,
+            issue_id: e.issueId ?? null,
+            created_at: e.createdAt,
+          }));
+          await trx.insertInto('events').values(rows).execute();
+        }),
+      );
+      await assertExact('bulk load');
+    });
+  });
+}
