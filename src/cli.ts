@@ -173,7 +173,7 @@ export async function main(argv: string[]): Promise<number> {
       const started = performance.now();
       const warmed = await warmUp(app, services, stopping);
       if (stopping()) return -1;
-      app.log.info({ requests: warmed, ms: Math.round(performance.now() - started) }, 'warmed up');
+      app.log.info({ ...warmed, ms: Math.round(performance.now() - started) }, 'warmed up');
       await app.listen({ host: config.host, port: config.port });
       if (banner) process.stdout.write(banner);
       return -1;

@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { RequestBudget } from '../services/accounts/request-budget.js';
 import { principalOf } from './credentials.js';
+import { isWarmUp } from './warm-up.js';
 
 const WINDOW_MS = 60_000;
 
@@ -84,6 +85,9 @@ export function limitRequests(
         return key;
       },
       errorResponseBuilder: (_request, context) => ({ statusCode: 429, ...body(context.max) }),
+      // The server's own warm-up reads before it listens (http/warm-up.ts) spend no budget: with
+      // several workers over one database they would otherwise share, and exhaust, one address's.
+      allowList: (request) => isWarmUp(request),
     }),
   );
 }

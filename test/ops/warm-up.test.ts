@@ -1,7 +1,8 @@
 /**
  * The warm-up `serve` runs before listening (http/warm-up.ts): every request it sends is answered
- * 200 (a broken URL or GraphQL query would leave code cold, and say so), none of them shows in the
- * request metrics, and requests from clients still do.
+ * as it should be (200; 401 for its unknown token: a broken URL or GraphQL query would leave code
+ * cold, and say so), none of them shows in the request metrics or spends the rate limit, and
+ * requests from clients still do.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +18,8 @@ for (const dialect of DIALECTS) {
     before(async () => {
       server = await startServer({
         dialect,
+        // Far below what the warm-up sends: its requests must not spend (or meet) the limit.
+        config: { rateLimit: 10 },
         seed: async (store) => {
           const f = new Fixtures(store);
           const alice = await f.user('alice');
@@ -38,10 +41,14 @@ for (const dialect of DIALECTS) {
         .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
     }
 
-    it('reads the public project through REST and GraphQL, every answer a 200, none counted', async () => {
+    it('reads the public project and its author through REST and GraphQL, every answer as expected, none counted', async () => {
       const before = await requestsCounted();
-      // One public project: five REST listings and one GraphQL query, three rounds.
-      assert.equal(await warmUp(server.app, server.services), 18);
+      // One public project: its first listing to find authors, then per round eight project
+      // listings, one GraphQL query, three listings of its one author and one unknown token (401).
+      assert.deepEqual(await warmUp(server.app, server.services, () => false, { rounds: 3 }), {
+        sent: 1 + 3 * 13,
+        expected: 1 + 3 * 13,
+      });
       assert.equal(await requestsCounted(), before);
       const response = await fetch(`${server.url}/api/v4/projects/${projectId}/events`);
       assert.equal(response.status, 200);
@@ -50,7 +57,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('sends nothing once the server is stopping (a signal during start-up)', async () => {
-      assert.equal(await warmUp(server.app, server.services, () => true), 0);
+      assert.deepEqual(await warmUp(server.app, server.services, () => true), {
+        sent: 1,
+        expected: 1,
+      });
     });
   });
 }
