@@ -455,9 +455,22 @@ export class EventStore {
    * snapshot: a few hundred tally rows instead of walking up to `cap + 1` events.
    */
   async count(q: EventQuery, cap: number): Promise<number> {
-    if (q.filter.createdBefore !== undefined || q.filter.createdFrom !== undefined) {
+    if (
+      q.filter.createdBefore !== undefined ||
+      q.filter.createdFrom !== undefined ||
+      // PostgreSQL plans a user's hidden events (all confidential issues, by author) as a scan of
+      // the per-issue tallies: 150 ms on 1,000,000 events against 15 ms for the walk. Project and
+      // scope=all counts start from one project's confidential issues and stay at 2–4 ms.
+      (this.dialect === 'postgres' && q.source.kind === 'author' && this.mayHide(q))
+    ) {
       return this.walkCount(q, cap);
     }
+    const { rows } = await (await this.tallyCount(q)).execute(this.db);
+    return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
+  }
+
+  /** The statement `count` runs for a listing without time filters (see there). */
+  private async tallyCount(q: EventQuery) {
     const untilNow = { ...q, upTo: undefined };
     const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
     // scope=all: each member project on its own, as its walks (with its own confidentiality).
@@ -489,10 +502,7 @@ export class EventStore {
       });
       if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
     }
-    const { rows } = await sql<{
-      n: number | string;
-    }>`SELECT 0${sql.join(terms, sql``)} AS n`.execute(this.db);
-    return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
+    return sql<{ n: number | string }>`SELECT 0${sql.join(terms, sql``)} AS n`;
   }
 
   /** The same count by walking up to `cap + 1` of the listing's events (time filters, tests). */
@@ -578,14 +588,20 @@ export class EventStore {
    */
   async explain(
     q: EventQuery,
-    what: { kind: 'count' } | { kind: 'list'; window: EventWindow; fromId?: number | null },
+    what:
+      | { kind: 'count' }
+      | { kind: 'tallies' }
+      | { kind: 'list'; window: EventWindow; fromId?: number | null },
   ): Promise<string[]> {
+    // `count`: the walk a count with time filters makes; `tallies`: the sum every other count runs.
     const query =
-      what.kind === 'count'
-        ? await this.walk(q, { descending: true, limit: 10_001, idsOnly: true, unordered: true })
-        : await this.walk(q, walkOf(q, what.window, what.fromId ?? null));
+      what.kind === 'tallies'
+        ? await this.tallyCount(q)
+        : what.kind === 'count'
+          ? await this.walk(q, { descending: true, limit: 10_001, idsOnly: true, unordered: true })
+          : await this.walk(q, walkOf(q, what.window, what.fromId ?? null));
     if (!query) return [];
-    const compiled = query.compile();
+    const compiled = query.compile(this.db);
     return this.db.connection().execute(async (conn) => {
       if (this.dialect === 'postgres') {
         await sql`SET enable_seqscan = off`.execute(conn);

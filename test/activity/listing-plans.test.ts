@@ -129,6 +129,29 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('counts from tallies search their keys and start from confidential issues by project', async () => {
+      const tallied = queries().filter(([name]) => !name.includes('createdFrom'));
+      assert.equal(tallied.length, 16);
+      const tables = /(event_tallies|issue_event_tallies|issues|events)\b/;
+      for (const [name, q] of tallied) {
+        const plan = await server.store.events.explain(q, { kind: 'tallies' });
+        const scan = plan.find((line) =>
+          dialect === 'sqlite'
+            ? /^SCAN (e|ci|events|event_tallies|issue_event_tallies|issues)\b/.test(line)
+            : /Seq Scan on/.test(line) && tables.test(line),
+        );
+        assert.equal(scan, undefined, `${name}:\n${plan.join('\n')}`);
+        // Alice is Guest in the private project: her count there subtracts what its confidential
+        // issues hide, found through the partial index of confidential issues.
+        if (q.source.kind === 'project') {
+          assert.ok(
+            plan.some((line) => /issues_confidential/.test(line)),
+            `${name}:\n${plan.join('\n')}`,
+          );
+        }
+      }
+    });
+
     // The count walks up to 10,001 entries; reading each one's row for the action, target type or
     // issue was most of a first request (migration 014). PostgreSQL's choice of an index-only scan
     // depends on its visibility map, so only SQLite's plan is pinned.
