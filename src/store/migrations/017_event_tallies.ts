@@ -103,6 +103,18 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .execute(db);
 
   if (ctx.dialect === 'postgres') {
+    // Migration 016's insert checks plan with sequential scans disabled, which prices the scan of
+    // their transition table at 10^10: PostgreSQL then counted the events above the inserted id
+    // with two parallel workers (and could compile the plan, `jit_above_cost`), 55 ms of a 61 ms
+    // append on 1,000,000 events, against 1.9 ms without. The server's connections turn both off
+    // (store/database.ts); this covers every other session's inserts too.
+    for (const table of ['events', 'push_event_payloads']) {
+      for (const setting of ['jit = off', 'max_parallel_workers_per_gather = 0']) {
+        await sql
+          .raw(`ALTER FUNCTION ${table}_listing_version_insert() SET ${setting}`)
+          .execute(db);
+      }
+    }
     // Every append rewrites a tally row or two: room on each page lets PostgreSQL keep the new
     // version beside the old one (a HOT update, no index entry), and a vacuum after every 1,000
     // dead rows rather than a fifth of the table keeps the small tables small.
