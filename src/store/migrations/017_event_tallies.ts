@@ -13,10 +13,11 @@
  * - SQLite: row triggers (writers are serialized). Bulk loads set them aside and tally again at the
  *   end (store/listing-version.ts `bulkLoad`).
  * - PostgreSQL: statement triggers over transition tables, one grouped upsert per statement, so a
- *   seed's batch of thousands of events costs a few hundred upserts. Appends take the tally rows'
- *   locks while holding the events lock (migration 010), so appenders cannot deadlock on them.
+ *   seed's batch of thousands of events costs a few hundred upserts. Every one takes the events
+ *   lock (migration 010) before the tally rows' locks, so no two writers deadlock on them.
  */
 import { type Kysely, sql } from 'kysely';
+import { EVENTS_LOCK_KEY } from './010_live_events.js';
 import type { MigrationContext } from './helpers.js';
 
 /** Grouped rows of `source` (events, or a transition table), signed, as tally rows. */
@@ -143,8 +144,12 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       )
       .execute(db);
   } else {
+    // Every writer of tally rows holds the events lock first (appends already do, migration 010),
+    // so two statements never take the same rows in different orders: a hand-typed delete of
+    // events waits for an append instead of deadlocking with it.
+    const lock = `PERFORM pg_advisory_xact_lock(${EVENTS_LOCK_KEY.toString()});`;
     const body = (statements: string[]) =>
-      `BEGIN ${statements.map((s) => `${s};`).join('\n')} RETURN NULL; END`;
+      `BEGIN ${lock} ${statements.map((s) => `${s};`).join('\n')} RETURN NULL; END`;
     const fns: Array<[string, string, string[]]> = [
       ['insert', 'INSERT', tallyStatements('new_rows', '+')],
       ['delete', 'DELETE', tallyStatements('old_rows', '-')],
@@ -177,7 +182,8 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     await sql
       .raw(
         `CREATE FUNCTION events_tally_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN DELETE FROM event_tallies; DELETE FROM issue_event_tallies; RETURN NULL; END $$`,
+         BEGIN ${lock} DELETE FROM event_tallies; DELETE FROM issue_event_tallies; RETURN NULL;
+         END $$`,
       )
       .execute(db);
     await sql
