@@ -31,6 +31,11 @@ export function canReadProject(
   return visibility === 'internal';
 }
 
+/** Whether a member at this access level reads every confidential issue of the project. */
+export function readsAllConfidential(accessLevel: number | null): boolean {
+  return (accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS;
+}
+
 /** `read_issue` of a confidential issue: admins, Reporter+ members and the issue's author. */
 export function canReadConfidential(
   issue: { authorId: number },
@@ -39,7 +44,7 @@ export function canReadConfidential(
 ): boolean {
   if (!viewer) return false;
   if (viewer.admin || viewer.userId === issue.authorId) return true;
-  return (accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS;
+  return readsAllConfidential(accessLevel);
 }
 
 /** A personal snippet (no project): public to everyone, internal to signed-in users, else its author. */

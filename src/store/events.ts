@@ -8,6 +8,7 @@ import {
   CONFIDENTIAL_MIN_ACCESS,
   PRIVATE_CODE_MIN_ACCESS,
   type Viewer,
+  readsAllConfidential,
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
 import type { RowVersion, TurnReading } from './database.js';
@@ -222,7 +223,7 @@ export class EventStore {
       query = query.where('e.created_at', '>=', filter.createdFrom);
 
     if (!admin) {
-      if (from === 'events') query = this.applyConfidentiality(query, source, viewerId);
+      if (from === 'events') query = this.applyConfidentiality(query, q, viewerId);
       // Tallied events hidden by an issue's confidentiality, except from Reporter+ members.
       if (from === 'hidden' && source.kind !== 'project' && viewerId !== null) {
         query = query.where((eb) =>
@@ -258,13 +259,13 @@ export class EventStore {
   /** Whether confidentiality can hide any of the listing's events from its viewer. */
   private mayHide(q: EventQuery): boolean {
     if (q.viewer?.admin) return false;
-    return !(q.source.kind === 'project' && (q.source.accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS);
+    return !(q.source.kind === 'project' && readsAllConfidential(q.source.accessLevel));
   }
 
   /** Confidential issues and their notes: Reporter+ members and the issue's author only. */
-  private applyConfidentiality(query: EventsQuery, source: EventSource, viewerId: number | null) {
-    if (source.kind === 'project' && (source.accessLevel ?? 0) >= CONFIDENTIAL_MIN_ACCESS)
-      return query;
+  private applyConfidentiality(query: EventsQuery, q: EventQuery, viewerId: number | null) {
+    if (!this.mayHide(q)) return query;
+    const { source } = q;
     const hidden = (eb: ExpressionBuilder<never, never>) => {
       const inner = (eb as unknown as ExpressionBuilder<Database & { e: Database['events'] }, 'e'>)
         .selectFrom('issues as ci')
@@ -485,7 +486,7 @@ export class EventStore {
         // Projects where the viewer is Reporter+ hide nothing: leave their confidential issues out
         // of the walk rather than look each one up and drop it.
         const seeing = (await this.memberProjects(viewerId))
-          .filter((p) => p.accessLevel >= CONFIDENTIAL_MIN_ACCESS)
+          .filter((p) => readsAllConfidential(p.accessLevel))
           .map((p) => p.projectId);
         if (seeing.length > 0)
           hidden = hidden.where(sql<boolean>`ci.project_id NOT IN (${sql.join(seeing)})`);

@@ -66,35 +66,25 @@ export const SQLITE_TALLY_TRIGGER_PREFIX = 'events_tally_';
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   const noRowid = ctx.dialect === 'sqlite' ? ' WITHOUT ROWID' : '';
   const int = ctx.dialect === 'sqlite' ? 'INTEGER' : 'bigint';
-  await sql
-    .raw(
-      `CREATE TABLE event_tallies (
-         project_id ${int} NOT NULL,
-         author_id ${int} NOT NULL,
-         action ${int} NOT NULL,
-         target_type TEXT NOT NULL,
-         n ${int} NOT NULL,
-         PRIMARY KEY (${ALL_KEY})
-       )${noRowid}`,
-    )
-    .execute(db);
+  // Both tallies: integer columns, the target type, a count, keyed as their upserts say.
+  const tally = (name: string, columns: string, key: string) =>
+    sql
+      .raw(
+        `CREATE TABLE ${name} (
+           ${columns
+             .split(', ')
+             .map((c) => `${c} ${c === 'target_type' ? 'TEXT' : int} NOT NULL`)
+             .join(', ')},
+           PRIMARY KEY (${key})
+         )${noRowid}`,
+      )
+      .execute(db);
+  await tally('event_tallies', ALL_COLUMNS, ALL_KEY);
   // Author listings (a user's events in the projects the viewer can read).
   await sql
     .raw('CREATE INDEX event_tallies_author ON event_tallies (author_id, project_id, action)')
     .execute(db);
-  await sql
-    .raw(
-      `CREATE TABLE issue_event_tallies (
-         issue_id ${int} NOT NULL,
-         project_id ${int} NOT NULL,
-         author_id ${int} NOT NULL,
-         action ${int} NOT NULL,
-         target_type TEXT NOT NULL,
-         n ${int} NOT NULL,
-         PRIMARY KEY (${ISSUE_KEY})
-       )${noRowid}`,
-    )
-    .execute(db);
+  await tally('issue_event_tallies', ISSUE_COLUMNS, ISSUE_KEY);
   // A count starts from the confidential issues (a few percent of them), by project or by author.
   // The literal `confidential = 1` lets both databases use it for queries that say so literally.
   await sql
