@@ -147,12 +147,13 @@ export class EventStore {
 
   /**
    * The base query: source, filter and visibility, no order or limit. Over the events themselves,
-   * or (`from`) over their tallies with the same rules (migration 017): `tallies` are all of them,
-   * confidentiality aside; `hidden` the tallied events of confidential issues the viewer may not
-   * see, which a count subtracts. Tallies know no ids or times: the caller leaves out `upTo` and
+   * or (`from`) over their tallies with the same rules: `tallies` are all of them, confidentiality
+   * aside (migration 017); `hidden` the events of confidential issues (migration 018), which a
+   * count subtracts; `own` those of them on the viewer's own confidential issues, which the viewer
+   * may see and a count adds back. Tallies know no ids or times: the caller leaves out `upTo` and
    * the time filters.
    */
-  private base(q: EventQuery, from: 'events' | 'tallies' | 'hidden' = 'events') {
+  private base(q: EventQuery, from: 'events' | 'tallies' | 'hidden' | 'own' = 'events') {
     const { source, filter, viewer } = q;
     const viewerId = viewer?.userId ?? null;
     const admin = viewer?.admin ?? false;
@@ -160,7 +161,9 @@ export class EventStore {
       ? this.db.selectFrom('events as e')
       : from === 'tallies'
         ? this.db.selectFrom('event_tallies as e')
-        : this.hiddenTallies(source, viewerId)) as unknown as EventsQuery;
+        : from === 'hidden'
+          ? this.db.selectFrom('confidential_tallies as e')
+          : this.ownConfidential(source, viewerId ?? 0)) as unknown as EventsQuery;
 
     if (source.kind === 'project') {
       query = query.where('e.project_id', '=', source.projectId);
@@ -225,7 +228,7 @@ export class EventStore {
     if (!admin) {
       if (from === 'events') query = this.applyConfidentiality(query, q, viewerId);
       // Tallied events hidden by an issue's confidentiality, except from Reporter+ members.
-      if (from === 'hidden' && source.kind !== 'project' && viewerId !== null) {
+      if ((from === 'hidden' || from === 'own') && source.kind !== 'project' && viewerId !== null) {
         query = query.where((eb) =>
           eb.or([
             eb('m.access_level', 'is', null),
@@ -239,20 +242,19 @@ export class EventStore {
   }
 
   /**
-   * Per-issue tallies of the confidential issues whose events `viewerId` may not see for being
-   * neither Reporter+ nor the issue's author (migration 017). The literal `confidential = 1` is
-   * what lets both databases walk the partial index of confidential issues.
+   * Per-issue tallies of the viewer's own confidential issues, whose events confidentiality hides
+   * from others but not from them. The literal `confidential = 1` is what lets both databases walk
+   * the partial index of confidential issues (by author, then project).
    */
-  private hiddenTallies(source: EventSource, viewerId: number | null) {
+  private ownConfidential(source: EventSource, viewerId: number) {
     let query = this.db
       .selectFrom('issues as ci')
       .innerJoin('issue_event_tallies as e', (join) =>
         join.onRef('e.issue_id', '=', 'ci.id').onRef('e.project_id', '=', 'ci.project_id'),
       )
-      .where(sql<boolean>`ci.confidential = 1`);
-    // One project's confidential issues: a range of the partial index, not all of them.
+      .where(sql<boolean>`ci.confidential = 1`)
+      .where('ci.author_id', '=', viewerId);
     if (source.kind === 'project') query = query.where('ci.project_id', '=', source.projectId);
-    if (viewerId !== null) query = query.where('ci.author_id', '<>', viewerId);
     return query;
   }
 
@@ -451,19 +453,12 @@ export class EventStore {
 
   /**
    * Counts up to `cap + 1` matching events. Without a time filter it sums the listing's tallies
-   * (migration 017), less what confidentiality hides from the viewer, less the listing's events
+   * (migrations 017, 018), less what confidentiality hides from the viewer, less the listing's events
    * above `upTo` (a few, committed since the reader's head), all in one statement and so one
    * snapshot: a few hundred tally rows instead of walking up to `cap + 1` events.
    */
   async count(q: EventQuery, cap: number): Promise<number> {
-    if (
-      q.filter.createdBefore !== undefined ||
-      q.filter.createdFrom !== undefined ||
-      // PostgreSQL plans a user's hidden events (all confidential issues, by author) as a scan of
-      // the per-issue tallies: 150 ms on 1,000,000 events against 15 ms for the walk. Project and
-      // scope=all counts start from one project's confidential issues and stay at 2–4 ms.
-      (this.dialect === 'postgres' && q.source.kind === 'author' && this.mayHide(q))
-    ) {
+    if (q.filter.createdBefore !== undefined || q.filter.createdFrom !== undefined) {
       return this.walkCount(q, cap);
     }
     const { rows } = await (await this.tallyCount(q)).execute(this.db);
@@ -480,18 +475,8 @@ export class EventStore {
     for (const part of parts) {
       terms.push(sql` + (${this.base(part, 'tallies').select(sum)})`);
       if (!this.mayHide(part)) continue;
-      let hidden = this.base(part, 'hidden');
-      const viewerId = part.viewer?.userId;
-      if (part.source.kind !== 'project' && viewerId !== undefined) {
-        // Projects where the viewer is Reporter+ hide nothing: leave their confidential issues out
-        // of the walk rather than look each one up and drop it.
-        const seeing = (await this.memberProjects(viewerId))
-          .filter((p) => readsAllConfidential(p.accessLevel))
-          .map((p) => p.projectId);
-        if (seeing.length > 0)
-          hidden = hidden.where(sql<boolean>`ci.project_id NOT IN (${sql.join(seeing)})`);
-      }
-      terms.push(sql` - (${hidden.select(sum)})`);
+      terms.push(sql` - (${this.base(part, 'hidden').select(sum)})`);
+      if (part.viewer) terms.push(sql` + (${this.base(part, 'own').select(sum)})`);
     }
     if (q.upTo !== undefined) {
       const above = await this.walk(untilNow, {

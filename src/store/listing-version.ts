@@ -1,10 +1,11 @@
 /**
  * The listing version (migrations 009 and 016) is read with the settled head (store/events.ts
- * `head`); what is left here is how bulk loads keep it, and the event tallies (migration 017),
- * cheap.
+ * `head`); what is left here is how bulk loads keep it, and the event tallies (migrations 017 and
+ * 018), cheap.
  */
 import { type Kysely, sql } from 'kysely';
 import { SQLITE_TALLY_TRIGGER_PREFIX, tallyStatements } from './migrations/017_event_tallies.js';
+import { CONFIDENTIAL_RETALLY } from './migrations/018_confidential_tallies.js';
 import type { Database } from './schema.js';
 
 /**
@@ -35,7 +36,10 @@ export async function bulkLoad<T>(
   if (rows.some((t) => t.name.startsWith(SQLITE_TALLY_TRIGGER_PREFIX))) {
     await sql`DELETE FROM event_tallies`.execute(trx);
     await sql`DELETE FROM issue_event_tallies`.execute(trx);
+    await sql`DELETE FROM confidential_tallies`.execute(trx);
     for (const statement of tallyStatements('events', '+')) await sql.raw(statement).execute(trx);
+    // From the per-issue tallies just made and the issues as loaded (migration 018).
+    await sql.raw(CONFIDENTIAL_RETALLY).execute(trx);
   }
   return result;
 }

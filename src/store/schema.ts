@@ -413,9 +413,13 @@ export interface IssueEventTalliesTable extends EventTalliesTable {
   issue_id: number;
 }
 
+/** The same for events of confidential issues of their project (migration 018). */
+export type ConfidentialTalliesTable = EventTalliesTable;
+
 export interface Database {
   event_tallies: EventTalliesTable;
   issue_event_tallies: IssueEventTalliesTable;
+  confidential_tallies: ConfidentialTalliesTable;
   listing_version: ListingVersionTable;
   feed_tokens: FeedTokensTable;
   project_hooks: ProjectHooksTable;

@@ -144,10 +144,10 @@ export class Store {
       await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
       await sql`PRAGMA optimize`.execute(this.db);
     } else {
-      // A bulk load's statement triggers rewrote every tally row once per batch (migration 017):
+      // A bulk load's statement triggers rewrote every tally row once per batch (migrations 017, 018):
       // thousands of dead versions of a few thousand rows, which every count would wade through
       // until autovacuum came by.
-      await sql`VACUUM event_tallies, issue_event_tallies`.execute(this.db);
+      await sql`VACUUM event_tallies, issue_event_tallies, confidential_tallies`.execute(this.db);
       await sql`ANALYZE`.execute(this.db);
     }
   }

@@ -19,6 +19,7 @@ import * as coveringIndexes from './014_covering_indexes.js';
 import * as rowVersions from './015_row_versions.js';
 import * as appendsKeepVersion from './016_appends_keep_version.js';
 import * as eventTallies from './017_event_tallies.js';
+import * as confidentialTallies from './018_confidential_tallies.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -43,4 +44,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '015_row_versions', up: rowVersions.up },
   { name: '016_appends_keep_version', up: appendsKeepVersion.up },
   { name: '017_event_tallies', up: eventTallies.up },
+  { name: '018_confidential_tallies', up: confidentialTallies.up },
 ];
