@@ -57,7 +57,9 @@ for (const dialect of DIALECTS) {
           issues.push({ id: row.id, projectId: project.id, authorId: users[author]! });
         }
       }
-      secret = issues.find((i) => i.authorId === users.bob)!;
+      // An issue that events name (the spread below gives the second project's issues of bob and
+      // carol events), so turning it confidential has something to hide.
+      secret = issues.find((i) => i.authorId === users.bob && i.projectId === projects[1]!.id)!;
       await insertEvents(server.store, spread(0, 600));
     });
     after(() => server.close());
@@ -196,6 +198,12 @@ for (const dialect of DIALECTS) {
     });
 
     it('after an issue turns confidential, and back', async () => {
+      const named = await server.store.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('issue_id', '=', secret.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(Number(named.n) > 10, `${named.n} events of the issue`);
       await server.store.db
         .updateTable('issues')
         .set({ confidential: 1 })
@@ -264,6 +272,42 @@ for (const dialect of DIALECTS) {
       const fresh = await f.issue(p2!.id, users.dave!, 'renumbered', true);
       await db.updateTable('issues').set({ id: renumbered }).where('id', '=', fresh.id).execute();
       await assertExact('issues moved, deleted, created and renumbered');
+    });
+
+    // PostgreSQL writers run side by side: a flip of confidentiality and an append of an event of
+    // the same issue must not miss each other (each takes the events lock before reading the other
+    // side). The flip stays open while the append is sent; without the lock the append would read
+    // the issue as not yet confidential and commit, and the flip would move the issue's tallies
+    // without that event.
+    const postgresOnly = dialect === 'postgres' ? it : () => undefined;
+    postgresOnly('after an append racing an issue turning confidential, both ways', async () => {
+      const db = server.store.db;
+      const issue = issues.find(
+        (i) => i.authorId === users.carol && i.projectId === projects[1]!.id,
+      )!;
+      const event = (n: number) =>
+        spread(3000 + n, 1).map((e) => ({ ...e, projectId: issue.projectId, issueId: issue.id }));
+      for (const confidential of [1, 0] as const) {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let flipped!: () => void;
+        const flipDone = new Promise<void>((resolve) => (flipped = resolve));
+        const flip = db.transaction().execute(async (trx) => {
+          await trx
+            .updateTable('issues')
+            .set({ confidential })
+            .where('id', '=', issue.id)
+            .execute();
+          flipped();
+          await held;
+        });
+        await flipDone;
+        const append = insertEvents(server.store, event(confidential));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        release();
+        await Promise.all([flip, append]);
+        await assertExact(`append racing confidential = ${confidential}`);
+      }
     });
 
     it('after a bulk load', async () => {
