@@ -9,8 +9,11 @@
  *
  * The shapes vary as clients' do: project listings with each filter and several pages and page
  * sizes, the project's authors' listings, GraphQL, and a request with a token that does not verify
- * (the credential lookup every authenticated request makes). Rounds repeat until `ROUNDS` or the
- * time budget.
+ * (the credential lookup every authenticated request makes). Every round asks listings the rounds
+ * before it did not (other actions, target types, orders, pages): a listing asked again finds its
+ * count and checkpoints kept, so repeating one round would warm the cache and leave cold the code
+ * that a listing met for the first time runs (its count, seek and page from the database). Rounds
+ * repeat until `ROUNDS` or the time budget.
  *
  * The requests come from an address no network client can have (a socket's remote address is
  * always an IP), so the request metrics leave them out and the rate limit lets them through
@@ -18,6 +21,7 @@
  */
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
 import type { Services } from '../services/container.js';
+import { ACTIONS, TARGET_TYPES } from '../domain/vocabulary.js';
 
 const WARM_UP_ADDRESS = 'pulsegate-warm-up';
 
@@ -28,17 +32,23 @@ const AUTHORS = 3;
 const ROUNDS = 8;
 const BUDGET_MS = 1_500;
 
-const PROJECT_QUERIES = [
-  '',
-  '?page=2',
-  '?page=5&per_page=20',
-  '?per_page=100&page=2',
-  '?action=pushed',
-  '?action=commented&page=3',
-  '?target_type=issue&sort=asc',
-  '?target_type=merge_request&page=2',
-];
-const AUTHOR_QUERIES = ['', '?page=2', '?action=pushed'];
+/** Listings: no filter, each action, each target type, in both orders. */
+const FILTERS = ['', ...ACTIONS.map((a) => `action=${a}`)].concat(
+  Object.keys(TARGET_TYPES).map((t) => `target_type=${t}`),
+);
+const LISTINGS = FILTERS.flatMap((f) => [f, f ? `${f}&sort=asc` : 'sort=asc']);
+/** Pages and page sizes, taken in turn. */
+const PAGES = ['', 'page=2', 'page=5', 'per_page=100&page=2', 'page=3', 'per_page=50'];
+/** Per round: this many listings of each project, and of each author. */
+const PROJECT_LISTINGS = 8;
+const AUTHOR_LISTINGS = 3;
+
+/** The `i`th query string of a round's project or author listings: each round its own listings. */
+function listingQuery(round: number, i: number, perRound: number): string {
+  const n = round * perRound + i;
+  const query = [LISTINGS[n % LISTINGS.length]!, PAGES[n % PAGES.length]!].filter(Boolean);
+  return query.length > 0 ? `?${query.join('&')}` : '';
+}
 
 const GRAPHQL_QUERY = `query WarmUp($id: ID!) {
   project(idOrPath: $id) {
@@ -59,6 +69,8 @@ export interface WarmUpResult {
   sent: number;
   /** Of those, answered with the status they should have (200; 401 for the unknown token). */
   expected: number;
+  /** Different URLs among them (each round asks listings of its own). */
+  distinct: number;
 }
 
 interface WarmUpRequest {
@@ -76,17 +88,66 @@ export async function warmUp(
   stopping: () => boolean = () => false,
   { rounds = ROUNDS, budgetMs = BUDGET_MS }: { rounds?: number; budgetMs?: number } = {},
 ): Promise<WarmUpResult> {
-  const result: WarmUpResult = { sent: 0, expected: 0 };
+  const result: WarmUpResult = { sent: 0, expected: 0, distinct: 0 };
+  const urls = new Set<string>();
   const send = async ({ options, status }: WarmUpRequest) => {
     const response = await app.inject({ ...options, remoteAddress: WARM_UP_ADDRESS });
     result.sent++;
     if (response.statusCode === status) result.expected++;
+    urls.add(String(options.url));
+    result.distinct = urls.size;
     return response;
   };
-  const requests: WarmUpRequest[] = [];
+  const projects: number[] = [];
   const authors = new Set<number>();
+  /** One round's requests. */
+  const requests = (round: number): WarmUpRequest[] => {
+    const out: WarmUpRequest[] = [];
+    for (const id of projects) {
+      for (let i = 0; i < PROJECT_LISTINGS; i++) {
+        out.push({
+          options: {
+            method: 'GET',
+            url: `/api/v4/projects/${id}/events${listingQuery(round, i, PROJECT_LISTINGS)}`,
+          },
+          status: 200,
+        });
+      }
+      out.push({
+        options: {
+          method: 'POST',
+          url: '/api/graphql',
+          payload: { query: GRAPHQL_QUERY, variables: { id: String(id) } },
+        },
+        status: 200,
+      });
+    }
+    for (const author of authors) {
+      for (let i = 0; i < AUTHOR_LISTINGS; i++) {
+        out.push({
+          options: {
+            method: 'GET',
+            url: `/api/v4/users/${author}/events${listingQuery(round, i, AUTHOR_LISTINGS)}`,
+          },
+          status: 200,
+        });
+      }
+    }
+    if (out.length > 0) {
+      out.push({
+        options: {
+          method: 'GET',
+          url: '/api/v4/events',
+          headers: { 'private-token': UNKNOWN_TOKEN },
+        },
+        status: 401,
+      });
+    }
+    return out;
+  };
   try {
     for (const id of await services.activity.publicProjectIds(PROJECTS)) {
+      projects.push(id);
       const first = await send({
         options: { method: 'GET', url: `/api/v4/projects/${id}/events` },
         status: 200,
@@ -97,43 +158,11 @@ export async function warmUp(
         if (typeof event.author_id === 'number' && authors.size < AUTHORS)
           authors.add(event.author_id);
       }
-      for (const query of PROJECT_QUERIES) {
-        requests.push({
-          options: { method: 'GET', url: `/api/v4/projects/${id}/events${query}` },
-          status: 200,
-        });
-      }
-      requests.push({
-        options: {
-          method: 'POST',
-          url: '/api/graphql',
-          payload: { query: GRAPHQL_QUERY, variables: { id: String(id) } },
-        },
-        status: 200,
-      });
-    }
-    for (const author of authors) {
-      for (const query of AUTHOR_QUERIES) {
-        requests.push({
-          options: { method: 'GET', url: `/api/v4/users/${author}/events${query}` },
-          status: 200,
-        });
-      }
-    }
-    if (requests.length > 0) {
-      requests.push({
-        options: {
-          method: 'GET',
-          url: '/api/v4/events',
-          headers: { 'private-token': UNKNOWN_TOKEN },
-        },
-        status: 401,
-      });
     }
     const started = performance.now();
     for (let round = 0; round < rounds; round++) {
       if (round > 0 && performance.now() - started > budgetMs) break;
-      for (const request of requests) {
+      for (const request of requests(round)) {
         if (stopping()) return result;
         await send(request);
       }

@@ -163,7 +163,7 @@ export class EventStore {
         ? this.db.selectFrom('event_tallies as e')
         : from === 'hidden'
           ? this.db.selectFrom('confidential_tallies as e')
-          : this.ownConfidential(source, viewerId ?? 0)) as unknown as EventsQuery;
+          : this.ownConfidential(source, viewerId)) as unknown as EventsQuery;
 
     if (source.kind === 'project') {
       query = query.where('e.project_id', '=', source.projectId);
@@ -246,7 +246,9 @@ export class EventStore {
    * from others but not from them. The literal `confidential = 1` is what lets both databases walk
    * the partial index of confidential issues (by author, then project).
    */
-  private ownConfidential(source: EventSource, viewerId: number) {
+  private ownConfidential(source: EventSource, viewerId: number | null) {
+    // Anonymous readers own nothing; a count only asks for a signed-in viewer's.
+    if (viewerId === null) throw new Error('own confidential issues need a signed-in viewer');
     let query = this.db
       .selectFrom('issues as ci')
       .innerJoin('issue_event_tallies as e', (join) =>
