@@ -137,7 +137,9 @@ for (const dialect of DIALECTS) {
         const plan = await server.store.events.explain(q, { kind: 'tallies' });
         const scan = plan.find((line) =>
           dialect === 'sqlite'
-            ? /^SCAN (e|ci|events|event_tallies|issue_event_tallies|confidential_tallies|issues)\b/.test(line)
+            ? /^SCAN (e|ci|events|event_tallies|issue_event_tallies|confidential_tallies|issues)\b/.test(
+                line,
+              )
             : /Seq Scan on/.test(line) && tables.test(line),
         );
         assert.equal(scan, undefined, `${name}:\n${plan.join('\n')}`);
