@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { atomFeeds } from './feeds/index.js';
 import { graphqlApi } from './graphql/index.js';
@@ -127,6 +127,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
               }),
             },
           }),
+    // The server's own warm-up requests (http/warm-up.ts) are not logged.
+    logController: new LogController({ disableRequestLogging: (req: object) => isWarmUp(req) }),
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     bodyLimit: 1024 * 1024,

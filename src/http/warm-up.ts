@@ -16,7 +16,8 @@
  * repeat until `ROUNDS` or the time budget.
  *
  * The requests come from an address no network client can have (a socket's remote address is
- * always an IP), so the request metrics leave them out and the rate limit lets them through
+ * always an IP), so the request log and metrics leave them out (three hundred log lines at every
+ * start would bury the ones that matter) and the rate limit lets them through
  * (http/rate-limit.ts); they write nothing.
  */
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
@@ -59,9 +60,12 @@ const GRAPHQL_QUERY = `query WarmUp($id: ID!) {
 /** A token of the personal-token shape that no database holds (its lookup finds nothing). */
 const UNKNOWN_TOKEN = 'glpat-pulsegate-warm-up-0000';
 
-/** True for the server's own warm-up requests. */
-export function isWarmUp(request: FastifyRequest): boolean {
-  return request.raw.socket?.remoteAddress === WARM_UP_ADDRESS;
+/** True for the server's own warm-up requests (a Fastify request, or the raw one under it). */
+export function isWarmUp(
+  request: FastifyRequest | { socket?: { remoteAddress?: string } },
+): boolean {
+  const raw = 'raw' in request ? request.raw : request;
+  return raw.socket?.remoteAddress === WARM_UP_ADDRESS;
 }
 
 export interface WarmUpResult {

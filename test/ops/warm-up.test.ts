@@ -1,8 +1,8 @@
 /**
  * The warm-up `serve` runs before listening (http/warm-up.ts): every request it sends is answered
  * as it should be (200; 401 for its unknown token: a broken URL or GraphQL query would leave code
- * cold, and say so), none of them shows in the request metrics or spends the rate limit, and
- * requests from clients still do.
+ * cold, and say so), none of them shows in the request log or metrics or spends the rate limit,
+ * and requests from clients still do.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,12 +14,19 @@ for (const dialect of DIALECTS) {
   describe(`warm-up (${dialect})`, () => {
     let server: TestServer;
     let projectId: number;
+    /** The server's JSON log lines (at info: every request is logged). */
+    const lines: Array<{ msg?: string; req?: { url?: string; remoteAddress?: string } }> = [];
 
     before(async () => {
       server = await startServer({
         dialect,
         // Far below what the warm-up sends: its requests must not spend (or meet) the limit.
-        config: { rateLimit: 10 },
+        config: { rateLimit: 10, logLevel: 'info' },
+        logStream: {
+          write(chunk: string) {
+            for (const line of chunk.split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+          },
+        },
         seed: async (store) => {
           const f = new Fixtures(store);
           const alice = await f.user('alice');
@@ -41,8 +48,9 @@ for (const dialect of DIALECTS) {
         .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
     }
 
-    it('reads the public project and its author through REST and GraphQL, every answer as expected, none counted', async () => {
+    it('reads the public project and its author through REST and GraphQL, every answer as expected, none counted or logged', async () => {
       const before = await requestsCounted();
+      const logged = lines.length;
       // One public project: its first listing to find authors, then per round eight project
       // listings, one GraphQL query, three listings of its one author and one unknown token (401).
       // Each round's listings are its own (a repeated one would find its count kept and leave the
@@ -54,10 +62,19 @@ for (const dialect of DIALECTS) {
         distinct: 3 * 11 + 2,
       });
       assert.equal(await requestsCounted(), before);
+      assert.deepEqual(lines.slice(logged), []);
       const response = await fetch(`${server.url}/api/v4/projects/${projectId}/events`);
       assert.equal(response.status, 200);
       await response.arrayBuffer();
       assert.equal(await requestsCounted(), before + 1);
+      // A client's request is logged as before: incoming and completed.
+      assert.deepEqual(
+        lines.slice(logged).map((l) => [l.msg, l.req?.url]),
+        [
+          ['incoming request', `/api/v4/projects/${projectId}/events`],
+          ['request completed', undefined],
+        ],
+      );
     });
 
     it('sends nothing once the server is stopping (a signal during start-up)', async () => {
