@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Writable } from 'node:stream';
 import { warmUp } from '../../src/http/warm-up.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
@@ -16,17 +17,22 @@ for (const dialect of DIALECTS) {
     let projectId: number;
     /** The server's JSON log lines (at info: every request is logged). */
     const lines: Array<{ msg?: string; req?: { url?: string; remoteAddress?: string } }> = [];
+    let pending = '';
 
     before(async () => {
       server = await startServer({
         dialect,
         // Far below what the warm-up sends: its requests must not spend (or meet) the limit.
         config: { rateLimit: 10, logLevel: 'info' },
-        logStream: {
-          write(chunk: string) {
-            for (const line of chunk.split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        logStream: new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            pending += chunk.toString('utf8');
+            const parts = pending.split('\n');
+            pending = parts.pop()!;
+            for (const line of parts.filter(Boolean)) lines.push(JSON.parse(line));
+            done();
           },
-        },
+        }),
         seed: async (store) => {
           const f = new Fixtures(store);
           const alice = await f.user('alice');
