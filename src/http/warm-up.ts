@@ -104,20 +104,17 @@ export async function warmUp(
   };
   const projects: number[] = [];
   const authors = new Set<number>();
+  /** `perRound` listings under `path` for one round, each with its own query string. */
+  const listings = (path: string, perRound: number, round: number): WarmUpRequest[] =>
+    Array.from({ length: perRound }, (_, i) => ({
+      options: { method: 'GET', url: `${path}${listingQuery(round, i, perRound)}` },
+      status: 200,
+    }));
   /** One round's requests. */
   const requests = (round: number): WarmUpRequest[] => {
     const out: WarmUpRequest[] = [];
     for (const id of projects) {
-      for (let i = 0; i < PROJECT_LISTINGS; i++) {
-        out.push({
-          options: {
-            method: 'GET',
-            url: `/api/v4/projects/${id}/events${listingQuery(round, i, PROJECT_LISTINGS)}`,
-          },
-          status: 200,
-        });
-      }
-      out.push({
+      out.push(...listings(`/api/v4/projects/${id}/events`, PROJECT_LISTINGS, round), {
         options: {
           method: 'POST',
           url: '/api/graphql',
@@ -127,15 +124,7 @@ export async function warmUp(
       });
     }
     for (const author of authors) {
-      for (let i = 0; i < AUTHOR_LISTINGS; i++) {
-        out.push({
-          options: {
-            method: 'GET',
-            url: `/api/v4/users/${author}/events${listingQuery(round, i, AUTHOR_LISTINGS)}`,
-          },
-          status: 200,
-        });
-      }
+      out.push(...listings(`/api/v4/users/${author}/events`, AUTHOR_LISTINGS, round));
     }
     if (out.length > 0) {
       out.push({
