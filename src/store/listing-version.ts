@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { SQLITE_TALLY_TRIGGER_PREFIX, tallyStatements } from './migrations/017_event_tallies.js';
-import { CONFIDENTIAL_RETALLY } from './migrations/018_confidential_tallies.js';
+import { CONFIDENTIAL_RETALLY, TALLY_TABLES } from './migrations/018_confidential_tallies.js';
 import type { Database } from './schema.js';
 
 /**
@@ -34,9 +34,7 @@ export async function bulkLoad<T>(
   await sql`UPDATE listing_version SET value = value + 1,
     changed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = 1`.execute(trx);
   if (rows.some((t) => t.name.startsWith(SQLITE_TALLY_TRIGGER_PREFIX))) {
-    await sql`DELETE FROM event_tallies`.execute(trx);
-    await sql`DELETE FROM issue_event_tallies`.execute(trx);
-    await sql`DELETE FROM confidential_tallies`.execute(trx);
+    for (const table of TALLY_TABLES) await sql`DELETE FROM ${sql.table(table)}`.execute(trx);
     for (const statement of tallyStatements('events', '+')) await sql.raw(statement).execute(trx);
     // From the per-issue tallies just made and the issues as loaded (migration 018).
     await sql.raw(CONFIDENTIAL_RETALLY).execute(trx);

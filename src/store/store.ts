@@ -15,6 +15,7 @@ import {
 } from './database.js';
 import { EventStore } from './events.js';
 import { migrate, pendingMigrations } from './migrate.js';
+import { TALLY_TABLES } from './migrations/018_confidential_tallies.js';
 import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
@@ -147,7 +148,7 @@ export class Store {
       // A bulk load's statement triggers rewrote every tally row once per batch (migrations 017, 018):
       // thousands of dead versions of a few thousand rows, which every count would wade through
       // until autovacuum came by.
-      await sql`VACUUM event_tallies, issue_event_tallies, confidential_tallies`.execute(this.db);
+      await sql`VACUUM ${sql.join(TALLY_TABLES.map((t) => sql.table(t)))}`.execute(this.db);
       await sql`ANALYZE`.execute(this.db);
     }
   }

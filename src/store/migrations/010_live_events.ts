@@ -20,13 +20,16 @@ import type { MigrationContext } from './helpers.js';
 /** The advisory lock key (any constant; "pulsegate events" in ASCII, folded into 63 bits). */
 export const EVENTS_LOCK_KEY = 7_062_091_135_457_391n;
 
+/** PL/pgSQL: take the events lock (every writer of events, and of what is derived from them). */
+export const TAKE_EVENTS_LOCK = `PERFORM pg_advisory_xact_lock(${EVENTS_LOCK_KEY.toString()});`;
+
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   if (ctx.dialect !== 'postgres') return;
   await sql
     .raw(
       `CREATE FUNCTION events_serialize() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
-         PERFORM pg_advisory_xact_lock(${EVENTS_LOCK_KEY.toString()});
+         ${TAKE_EVENTS_LOCK}
          RETURN NULL;
        END $$`,
     )

@@ -17,7 +17,7 @@
  *   lock (migration 010) before the tally rows' locks, so no two writers deadlock on them.
  */
 import { type Kysely, sql } from 'kysely';
-import { EVENTS_LOCK_KEY } from './010_live_events.js';
+import { TAKE_EVENTS_LOCK } from './010_live_events.js';
 import type { MigrationContext } from './helpers.js';
 
 /** Grouped rows of `source` (events, or a transition table), signed, as tally rows. */
@@ -31,9 +31,9 @@ function grouped(source: string, sign: '+' | '-'): { all: string; issues: string
   };
 }
 
-const ALL_COLUMNS = 'project_id, author_id, action, target_type, n';
+export const ALL_COLUMNS = 'project_id, author_id, action, target_type, n';
 const ISSUE_COLUMNS = 'issue_id, project_id, author_id, action, target_type, n';
-const ALL_KEY = 'project_id, author_id, action, target_type';
+export const ALL_KEY = 'project_id, author_id, action, target_type';
 const ISSUE_KEY = 'issue_id, author_id, action, target_type, project_id';
 
 /** Statements adding `source`'s events (signed) to both tallies. */
@@ -63,28 +63,50 @@ function rowStatements(row: 'NEW' | 'OLD', delta: 1 | -1): string {
 /** SQLite's tally triggers (bulk loads drop and recreate them by this prefix). */
 export const SQLITE_TALLY_TRIGGER_PREFIX = 'events_tally_';
 
-export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  const noRowid = ctx.dialect === 'sqlite' ? ' WITHOUT ROWID' : '';
+/** A tally table: integer columns, the target type, a count, keyed as its upserts say. */
+export function createTally(
+  db: Kysely<unknown>,
+  ctx: MigrationContext,
+  name: string,
+  columns: string,
+  key: string,
+) {
   const int = ctx.dialect === 'sqlite' ? 'INTEGER' : 'bigint';
-  // Both tallies: integer columns, the target type, a count, keyed as their upserts say.
-  const tally = (name: string, columns: string, key: string) =>
-    sql
-      .raw(
-        `CREATE TABLE ${name} (
-           ${columns
-             .split(', ')
-             .map((c) => `${c} ${c === 'target_type' ? 'TEXT' : int} NOT NULL`)
-             .join(', ')},
-           PRIMARY KEY (${key})
-         )${noRowid}`,
-      )
-      .execute(db);
-  await tally('event_tallies', ALL_COLUMNS, ALL_KEY);
+  return sql
+    .raw(
+      `CREATE TABLE ${name} (
+         ${columns
+           .split(', ')
+           .map((c) => `${c} ${c === 'target_type' ? 'TEXT' : int} NOT NULL`)
+           .join(', ')},
+         PRIMARY KEY (${key})
+       )${ctx.dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+    )
+    .execute(db);
+}
+
+/**
+ * PostgreSQL storage for a tally table. Every append rewrites a tally row or two: room on each page
+ * lets PostgreSQL keep the new version beside the old one (a HOT update, no index entry), and a
+ * vacuum after every 1,000 dead rows rather than a fifth of the table keeps the small tables small.
+ */
+export function tallyStorage(db: Kysely<unknown>, table: string) {
+  return sql
+    .raw(
+      `ALTER TABLE ${table} SET (fillfactor = 50, autovacuum_vacuum_scale_factor = 0,
+       autovacuum_vacuum_threshold = 1000, autovacuum_analyze_scale_factor = 0,
+       autovacuum_analyze_threshold = 1000)`,
+    )
+    .execute(db);
+}
+
+export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
+  await createTally(db, ctx, 'event_tallies', ALL_COLUMNS, ALL_KEY);
   // Author listings (a user's events in the projects the viewer can read).
   await sql
     .raw('CREATE INDEX event_tallies_author ON event_tallies (author_id, project_id, action)')
     .execute(db);
-  await tally('issue_event_tallies', ISSUE_COLUMNS, ISSUE_KEY);
+  await createTally(db, ctx, 'issue_event_tallies', ISSUE_COLUMNS, ISSUE_KEY);
   // A count starts from the confidential issues (a few percent of them), by project or by author.
   // The literal `confidential = 1` lets both databases use it for queries that say so literally.
   await sql
@@ -106,18 +128,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
           .execute(db);
       }
     }
-    // Every append rewrites a tally row or two: room on each page lets PostgreSQL keep the new
-    // version beside the old one (a HOT update, no index entry), and a vacuum after every 1,000
-    // dead rows rather than a fifth of the table keeps the small tables small.
-    for (const table of ['event_tallies', 'issue_event_tallies']) {
-      await sql
-        .raw(
-          `ALTER TABLE ${table} SET (fillfactor = 50, autovacuum_vacuum_scale_factor = 0,
-           autovacuum_vacuum_threshold = 1000, autovacuum_analyze_scale_factor = 0,
-           autovacuum_analyze_threshold = 1000)`,
-        )
-        .execute(db);
-    }
+    for (const table of ['event_tallies', 'issue_event_tallies']) await tallyStorage(db, table);
   }
   if (ctx.dialect === 'sqlite') {
     const p = SQLITE_TALLY_TRIGGER_PREFIX;
@@ -137,7 +148,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     // Every writer of tally rows holds the events lock first (appends already do, migration 010),
     // so two statements never take the same rows in different orders: a hand-typed delete of
     // events waits for an append instead of deadlocking with it.
-    const lock = `PERFORM pg_advisory_xact_lock(${EVENTS_LOCK_KEY.toString()});`;
+    const lock = TAKE_EVENTS_LOCK;
     const body = (statements: string[]) =>
       `BEGIN ${lock} ${statements.map((s) => `${s};`).join('\n')} RETURN NULL; END`;
     const fns: Array<[string, string, string[]]> = [

@@ -21,12 +21,19 @@
  * (a note updates its issue, then appends). SQLite serializes writers.
  */
 import { type Kysely, sql } from 'kysely';
-import { EVENTS_LOCK_KEY } from './010_live_events.js';
-import { SQLITE_TALLY_TRIGGER_PREFIX } from './017_event_tallies.js';
+import { TAKE_EVENTS_LOCK } from './010_live_events.js';
+import {
+  ALL_COLUMNS as COLUMNS,
+  ALL_KEY as KEY,
+  SQLITE_TALLY_TRIGGER_PREFIX,
+  createTally,
+  tallyStorage,
+} from './017_event_tallies.js';
 import type { MigrationContext } from './helpers.js';
 
-const COLUMNS = 'project_id, author_id, action, target_type, n';
-const KEY = 'project_id, author_id, action, target_type';
+/** Every tally table (migrations 017 and 018): bulk loads empty them, `Store.settle` vacuums them. */
+export const TALLY_TABLES = ['event_tallies', 'issue_event_tallies', 'confidential_tallies'];
+
 const UPSERT = `ON CONFLICT (${KEY}) DO UPDATE SET n = confidential_tallies.n + excluded.n`;
 
 /** Events of `source` (events, or a transition table) on confidential issues, signed, grouped. */
@@ -71,16 +78,7 @@ const ISSUE_MOVES = `(OLD.confidential = 1 OR NEW.confidential = 1) AND (OLD.id 
   OR OLD.project_id <> NEW.project_id OR OLD.confidential <> NEW.confidential)`;
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  const int = ctx.dialect === 'sqlite' ? 'INTEGER' : 'bigint';
-  await sql
-    .raw(
-      `CREATE TABLE confidential_tallies (
-         project_id ${int} NOT NULL, author_id ${int} NOT NULL, action ${int} NOT NULL,
-         target_type TEXT NOT NULL, n ${int} NOT NULL,
-         PRIMARY KEY (${KEY})
-       )${ctx.dialect === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
-    )
-    .execute(db);
+  await createTally(db, ctx, 'confidential_tallies', COLUMNS, KEY);
   await sql
     .raw(
       'CREATE INDEX confidential_tallies_author ON confidential_tallies (author_id, project_id, action)',
@@ -112,7 +110,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     ];
     for (const trigger of triggers) await sql.raw(`CREATE TRIGGER ${trigger}`).execute(db);
   } else {
-    const lock = `PERFORM pg_advisory_xact_lock(${EVENTS_LOCK_KEY.toString()});`;
+    const lock = TAKE_EVENTS_LOCK;
     const fn = async (name: string, body: string) =>
       sql
         .raw(
@@ -154,13 +152,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     ];
     for (const trigger of triggers) await sql.raw(`CREATE TRIGGER ${trigger}`).execute(db);
     // Rewritten on every append of an event of a confidential issue: as migration 017's tallies.
-    await sql
-      .raw(
-        `ALTER TABLE confidential_tallies SET (fillfactor = 50, autovacuum_vacuum_scale_factor = 0,
-         autovacuum_vacuum_threshold = 1000, autovacuum_analyze_scale_factor = 0,
-         autovacuum_analyze_threshold = 1000)`,
-      )
-      .execute(db);
+    await tallyStorage(db, 'confidential_tallies');
   }
   await sql.raw(CONFIDENTIAL_RETALLY).execute(db);
 }
