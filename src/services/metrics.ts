@@ -16,9 +16,10 @@ export type CacheName = 'rest_page' | 'graphql_window' | 'graphql_result' | 'res
 /**
  * What a listing's cached entry needed before answering: nothing (`current`: no new event
  * anywhere), only moving its mark (`skipped`: new events, none of them its own), a walk of its new
- * events (`forwarded`), or starting over (`rebuilt`: an epoch moved, or too many new events).
+ * events (`forwarded`), waiting for another reader's walk of them (`joined`), or starting over
+ * (`rebuilt`: an epoch moved, or too many new events).
  */
-export type ListingRefresh = 'current' | 'skipped' | 'forwarded' | 'rebuilt';
+export type ListingRefresh = 'current' | 'skipped' | 'forwarded' | 'joined' | 'rebuilt';
 
 export interface Metrics {
   /** One lookup in a cache that could have answered (caching on, exact invalidation). */
@@ -74,11 +75,11 @@ export class PrometheusMetrics implements Metrics {
     }
     this.refreshes = new Counter({
       name: 'pulsegate_listing_refresh_total',
-      help: 'Cached listings checked against the event log, by outcome (current, skipped: other listings changed, forwarded: walked its new events, rebuilt)',
+      help: 'Cached listings checked against the event log, by outcome (current, skipped: other listings changed, forwarded: walked its new events, joined: waited for a concurrent walk, rebuilt)',
       labelNames: ['outcome'],
       registers,
     });
-    for (const outcome of ['current', 'skipped', 'forwarded', 'rebuilt']) {
+    for (const outcome of ['current', 'skipped', 'forwarded', 'joined', 'rebuilt']) {
       this.refreshSeries.set(outcome, this.refreshes.labels({ outcome }));
       this.refreshes.inc({ outcome }, 0);
     }

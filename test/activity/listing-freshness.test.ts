@@ -393,6 +393,74 @@ for (const dialect of DIALECTS) {
       }
     }
 
+    it('readers of one listing at the same moment share its walks: one forward, one count, one page, one window', async () => {
+      const events = server.store.events;
+      const calls = { since: 0, count: 0, list: 0 };
+      const { since, count, list } = events;
+      events.since = (...args) => (calls.since++, since.apply(events, args));
+      events.count = (...args) => (calls.count++, count.apply(events, args));
+      events.list = (...args) => (calls.list++, list.apply(events, args));
+      const refreshed = (outcome: string) =>
+        metric(server, 'pulsegate_listing_refresh_total', `outcome="${outcome}"`);
+      const { activity } = server.services;
+      const viewer = { userId: alice.id, admin: false };
+      // A filter no other test reads, so the listing's entry is made here.
+      const c: Case = {
+        name: 'alice, project A, created, 4 a page',
+        source: { kind: 'project', idOrPath: String(pa) },
+        filter: { sort: 'desc', action: 'created' },
+        viewer: () => viewer,
+        page: { page: 1, perPage: 4 },
+      };
+      const readers = 8;
+      const together = () =>
+        Promise.all(Array.from({ length: readers }, () => pageOf(activity, c)));
+      const fromScratch = () =>
+        pageOf(new ActivityService(server.store, new ManualClock(T0)), c).then((p) => ({
+          ids: p.events.map((e) => e.id),
+          total: p.total,
+        }));
+      try {
+        // A listing nobody asked for yet: counted once, its page walked and hydrated once.
+        const first = await together();
+        assert.deepEqual({ count: calls.count, list: calls.list }, { count: 1, list: 1 });
+        const expected = await fromScratch();
+        for (const got of first) {
+          assert.deepEqual({ ids: got.events.map((e) => e.id), total: got.total }, expected);
+        }
+        Object.assign(calls, { since: 0, count: 0, list: 0 });
+
+        // A write to it: the readers arriving together walk its new events once, the others wait.
+        const [forwarded, joined] = [await refreshed('forwarded'), await refreshed('joined')];
+        const row = await append(writer, pa, bob.id, 'created');
+        // The readers arrive in a later event-loop turn (SQLite reads its data version per turn).
+        await new Promise((resolve) => setImmediate(resolve));
+        const second = await together();
+        assert.equal(calls.since, 1, 'one walk of the new events for all readers');
+        assert.equal(await refreshed('forwarded'), forwarded + 1);
+        assert.equal(await refreshed('joined'), joined + readers - 1);
+        assert.equal(calls.count + calls.list, 0, 'count and page brought forward, not redone');
+        const now = await fromScratch();
+        assert.equal(now.ids[0], row.id);
+        for (const got of second) {
+          assert.deepEqual({ ids: got.events.map((e) => e.id), total: got.total }, now);
+        }
+
+        // GraphQL: one keyset window of one listing, asked by readers at the same moment.
+        Object.assign(calls, { since: 0, count: 0, list: 0 });
+        const listing = await activity
+          .reader(viewer)
+          .projectEvents(pa, { sort: 'desc', action: 'created' });
+        const windows = await Promise.all(
+          Array.from({ length: readers }, () => listing.window({ limit: 3, reverse: true })),
+        );
+        assert.equal(calls.list, 1, 'one walk for the window');
+        for (const views of windows) assert.deepEqual(views, windows[0]);
+      } finally {
+        Object.assign(events, { since, count, list });
+      }
+    });
+
     it('every listing is exact after concurrent writes from other connections (against a recomputation)', async () => {
       const second = await openStore(server.config.databaseUrl);
       try {

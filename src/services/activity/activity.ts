@@ -7,7 +7,7 @@
 import { CONTRIBUTIONS } from '../../domain/activity-tabs.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
-import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
+import { reportedTotal } from '../../domain/pagination.js';
 import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
 import type { EventQuery } from '../../store/events.js';
 import type { ProjectRow, UserRow } from '../../store/schema.js';
@@ -220,30 +220,41 @@ export class ActivityService {
   ): Promise<OffsetListing> {
     const unbounded = listing.query;
     if (!unbounded) return { events: [], total: 0, hasNext: false };
-    const { entry, q } = await this.listings.cache.entry(unbounded, listing.snapshot);
+    const { cache } = this.listings;
+    const { entry, q } = await cache.entry(unbounded, listing.snapshot);
     const offset = (page.page - 1) * page.perPage;
     const pageKey = `${offset}:${page.perPage}`;
     let cached = entry.pages?.get(pageKey);
     if (entry.pages) this.metrics.cacheLookup('rest_page', cached !== undefined);
-    if (cached?.shift) cached = await this.listings.cache.settle(q, entry, pageKey, cached);
-    if (entry.count === undefined) entry.count = await this.store.events.count(q, MAX_COUNT);
-    const total = reportedTotal(entry.count);
+    if (cached?.shift) {
+      const shifted = cached;
+      cached = await cache.once(entry, `settle ${pageKey}`, () =>
+        cache.settle(q, entry, pageKey, shifted),
+      );
+    }
+    const total = reportedTotal(await cache.count(q, entry));
     if (cached) return { ...cached, total };
     // A known count past the end: no need to ask the database.
     if (total !== null && offset >= total) return { events: [], total, hasNext: false };
-    const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
-    const rows =
-      fromId === undefined
-        ? []
-        : await this.store.events.list(
-            q,
-            { kind: 'offset', offset: skip, limit: page.perPage + 1 },
-            fromId,
-          );
-    const hasNext = rows.length > page.perPage;
-    const events = await hydrateEvents(this.store, rows.slice(0, page.perPage));
-    remember(entry.pages, pageKey, { events, hasNext });
-    return { events, total, hasNext };
+    // Readers of the same page at the same moment (a busy listing after a write) share one walk.
+    const found = await cache.once(entry, `page ${pageKey}`, async () => {
+      const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
+      const rows =
+        fromId === undefined
+          ? []
+          : await this.store.events.list(
+              q,
+              { kind: 'offset', offset: skip, limit: page.perPage + 1 },
+              fromId,
+            );
+      const computed = {
+        events: await hydrateEvents(this.store, rows.slice(0, page.perPage)),
+        hasNext: rows.length > page.perPage,
+      };
+      remember(entry.pages, pageKey, computed);
+      return computed;
+    });
+    return { ...found, total };
   }
 
   /**

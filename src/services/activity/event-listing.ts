@@ -4,7 +4,7 @@
  * windows and the capped count are cached like REST's offset pages (see listing-cache.ts).
  */
 import type { Metrics } from '../metrics.js';
-import { MAX_COUNT, reportedTotal } from '../../domain/pagination.js';
+import { reportedTotal } from '../../domain/pagination.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -52,16 +52,19 @@ export class EventListing {
     const cached = entry.windows?.get(windowKey);
     if (entry.windows) context.metrics.cacheLookup('graphql_window', cached !== undefined);
     if (cached) return cached.views;
-    const rows = await context.store.events.list(q, { kind: 'keyset', ...window });
-    const views = await hydrateEvents(context.store, rows);
-    remember(entry.windows, windowKey, {
-      views,
-      afterId: window.afterId,
-      beforeId: window.beforeId,
-      limit: window.limit,
-      reverse: window.reverse ?? false,
+    // Readers of the same window at the same moment share one walk (see ListingCache `once`).
+    return context.cache.once(entry, `window ${windowKey}`, async () => {
+      const rows = await context.store.events.list(q, { kind: 'keyset', ...window });
+      const views = await hydrateEvents(context.store, rows);
+      remember(entry.windows, windowKey, {
+        views,
+        afterId: window.afterId,
+        beforeId: window.beforeId,
+        limit: window.limit,
+        reverse: window.reverse ?? false,
+      });
+      return views;
     });
-    return views;
   }
 
   /**
@@ -87,7 +90,6 @@ export class EventListing {
     const { context } = this;
     if (!context || !this.q) return 0;
     const { entry, q } = await context.cache.entry(this.q);
-    if (entry.count === undefined) entry.count = await context.store.events.count(q, MAX_COUNT);
-    return reportedTotal(entry.count);
+    return reportedTotal(await context.cache.count(q, entry));
   }
 }

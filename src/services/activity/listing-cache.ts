@@ -83,8 +83,19 @@ export interface Entry {
   windows: Map<string, CachedWindow> | null;
 }
 
+/** A forward in progress: from which entry, to which head, and the entry it will give. */
+interface Forwarding {
+  from: Entry;
+  head: number;
+  done: Promise<Entry>;
+}
+
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
+  /** Forwards in progress, by listing: readers arriving meanwhile wait for that one walk. */
+  private readonly forwarding = new Map<string, Forwarding>();
+  /** Work in progress on an entry (its count, a page, a window), by what it computes. */
+  private readonly working = new WeakMap<Entry, Map<string, Promise<unknown>>>();
 
   /** `pages` false keeps counts and checkpoints but never whole pages (config `pageCache`). */
   constructor(
@@ -117,11 +128,7 @@ export class ListingCache {
       entry = this.fresh(snapshot.id, epoch, snapshot.deletions, snapshot.version);
       this.install(key, entry);
     } else if (entry.upTo < snapshot.id) {
-      const forwarded = await this.forward(q, entry, snapshot.id);
-      // A concurrent request may have installed a newer entry meanwhile; keep the newest.
-      const now = this.entries.get(key);
-      if (!now || now === entry || now.upTo < forwarded.upTo) this.install(key, forwarded);
-      entry = forwarded;
+      entry = await this.forwardOnce(key, q, entry, snapshot.id);
     } else {
       this.metrics.listingRefresh('current');
     }
@@ -168,6 +175,61 @@ export class ListingCache {
   private install(key: string, entry: Entry): void {
     if (this.entries.size >= MAX_ENTRIES && !this.entries.has(key)) this.entries.clear();
     this.entries.set(key, entry);
+  }
+
+  /**
+   * The entry brought forward to `head`, or further, by one walk however many readers ask at
+   * once: a write moves the head of every listing it touches, and the readers of a busy listing
+   * (sixteen connections polling one project) would otherwise each walk the same new events and
+   * hydrate the same rows. A reader joins a forward from the same entry to its head or beyond;
+   * an answer bounded by a newer head than its mark is newer than its tag, which conditional
+   * requests allow (http/conditional.ts: never a stale 304).
+   */
+  private async forwardOnce(key: string, q: EventQuery, from: Entry, head: number): Promise<Entry> {
+    const running = this.forwarding.get(key);
+    if (running && running.from === from && running.head >= head) {
+      this.metrics.listingRefresh('joined');
+      return running.done;
+    }
+    const done = this.forward(q, from, head).then((forwarded) => {
+      // Another forward (from a newer entry) may have installed a newer one meanwhile.
+      const now = this.entries.get(key);
+      if (!now || now === from || now.upTo < forwarded.upTo) this.install(key, forwarded);
+      return forwarded;
+    });
+    const flight = { from, head, done };
+    this.forwarding.set(key, flight);
+    try {
+      return await done;
+    } finally {
+      if (this.forwarding.get(key) === flight) this.forwarding.delete(key);
+    }
+  }
+
+  /**
+   * `work` on `entry` (its count, a page, a window: named by `what`), run once however many
+   * readers ask while it runs; they all get its result. The caller stores the result in the entry
+   * as before; this only keeps concurrent readers from computing it side by side.
+   */
+  once<T>(entry: Entry, what: string, work: () => Promise<T>): Promise<T> {
+    let running = this.working.get(entry);
+    if (!running) {
+      running = new Map();
+      this.working.set(entry, running);
+    }
+    const inFlight = running.get(what);
+    if (inFlight) return inFlight as Promise<T>;
+    const started = work().finally(() => running.delete(what));
+    running.set(what, started);
+    return started;
+  }
+
+  /** The entry's capped count, counted once (see `once`). */
+  async count(q: EventQuery, entry: Entry): Promise<number> {
+    if (entry.count !== undefined) return entry.count;
+    const count = await this.once(entry, 'count', () => this.store.events.count(q, MAX_COUNT));
+    entry.count ??= count;
+    return entry.count;
   }
 
   /** The entry brought forward from its mark to `head`. */
