@@ -14,7 +14,10 @@
  *   server has never seen.
  *
  * Setups: SQLite with 1 and 2 workers, and PostgreSQL with 2 worker processes when a URL is given.
- * Medians of interleaved rounds, p99, peak RSS of the server's processes.
+ * Medians of interleaved rounds, p99, peak RSS of the server's processes. Every sample of a workload
+ * follows a sample of the bare route as long, and its ratio is the median of those neighbours'
+ * ratios (bench/lib/harness.ts `paired`): this machine's speed drifts too fast for a ratio of
+ * medians taken minutes apart.
  *
  *   npm run bench:live -- [--quick] [--events N] [--rounds R] [--seconds S] [--connections C]
  *                         [--pg postgres://…] [--pg-schema S] [--setups sqlite1,sqlite2,pg2]
@@ -42,7 +45,7 @@ import {
   type Started,
   ensureBuilt,
   freePort,
-  interleave,
+  paired,
   pinSelf,
   rssMb,
   startBaseline,
@@ -63,6 +66,8 @@ interface Setup {
 interface SetupResult {
   setup: Setup;
   samples: Map<string, Sample>;
+  /** Each load's median ratio to the bare route measured right before it (see `paired`). */
+  ratios: Map<string, number>;
   latency: Record<string, number>;
   peakRss: number;
   writesPerSecond: Record<string, number>;
@@ -134,6 +139,7 @@ async function main() {
   console.log(
     `\nLive benchmark: ${events.toLocaleString('en')} events, 10 projects, 50 users; ` +
       `${connections} connections, ${rounds} interleaved round(s) × ${seconds} s, medians; ` +
+      'each × is the median of a workload’s rate over the bare route’s measured right before it; ' +
       (PINNING
         ? 'one-process setups on CPU 0 with the load on CPU 1, two-worker setups on both'
         : 'no CPU pinning (taskset missing)') +
@@ -145,8 +151,7 @@ async function main() {
     name,
     ...results.map((r) => {
       const s = r.samples.get(name)!;
-      const base = r.samples.get(BASELINE)!;
-      const ratio = name === BASELINE ? '' : ` (${(s.rps / base.rps).toFixed(3)}×)`;
+      const ratio = name === BASELINE ? '' : ` (${r.ratios.get(name)!.toFixed(3)}×)`;
       return `${Math.round(s.rps).toLocaleString('en')} req/s${ratio}, p99 ${s.p99} ms${
         s.errors + s.non2xx ? `, ${s.errors + s.non2xx} errors` : ''
       }`;
@@ -178,7 +183,11 @@ async function main() {
         seconds,
         connections,
         quick,
-        results: results.map((r) => ({ ...r, samples: Object.fromEntries(r.samples) })),
+        results: results.map((r) => ({
+          ...r,
+          samples: Object.fromEntries(r.samples),
+          ratios: Object.fromEntries(r.ratios),
+        })),
       },
       null,
       2,
@@ -352,8 +361,8 @@ async function runSetup(
         },
       };
     };
+    const bare: Load = { name: BASELINE, url: `${baseline.url}/baseline` };
     const loads: Load[] = [
-      { name: BASELINE, url: `${baseline.url}/baseline` },
       { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers },
       ...WRITE_RATES.map((rate) => ({
         name: `REST mix, ${rate} writes/s`,
@@ -389,7 +398,8 @@ async function runSetup(
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, treeRss(server.child.pid));
     }, 250);
-    const samples = await interleave(
+    const { samples, ratios } = await paired(
+      bare,
       loads,
       {
         rounds: options.rounds,
@@ -397,7 +407,10 @@ async function runSetup(
         connections: options.connections,
         warmup: 1,
       },
-      (load, s) => console.log(`  ${load.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms`),
+      (load, s, ratio) =>
+        console.log(
+          `  ${load.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms (${ratio.toFixed(3)}× the bare route just before)`,
+        ),
     );
     clearInterval(sampler);
     const writesPerSecond = { '5': achieved['5'] ?? 0, '50': achieved['50'] ?? 0 };
@@ -432,7 +445,7 @@ async function runSetup(
       await cold.stop();
     }
     for (const [name, ms] of Object.entries(latency)) console.log(`  ${name}: ${ms.toFixed(2)} ms`);
-    return { setup, samples, latency, peakRss, writesPerSecond };
+    return { setup, samples, ratios, latency, peakRss, writesPerSecond };
   } finally {
     await writer.stop();
     await server.stop();

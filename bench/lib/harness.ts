@@ -197,17 +197,54 @@ export async function interleave(
       onSample?.(load, sample);
     }
   }
-  const out = new Map<string, Sample>();
-  for (const [name, list] of samples) {
-    out.set(name, {
-      rps: median(list.map((s) => s.rps)),
-      p99: median(list.map((s) => s.p99)),
-      p50: median(list.map((s) => s.p50)),
-      errors: list.reduce((a, s) => a + s.errors, 0),
-      non2xx: list.reduce((a, s) => a + s.non2xx, 0),
-    });
+  return new Map([...samples].map(([name, list]) => [name, summary(list)]));
+}
+
+/**
+ * `interleave` with every sample of a load taken right after a sample of `baseline`, as long: each
+ * load's ratio is the median, over rounds, of its rate over the baseline's rate measured next to
+ * it. On a shared machine the speed drifts within minutes (the same bare route measured 14,000 to
+ * 37,000 req/s within one minute here), and a ratio of two medians sampled minutes apart carries
+ * that drift; a ratio of neighbours mostly does not. The baseline's own summary is over all its
+ * samples.
+ */
+export async function paired(
+  baseline: Load,
+  loads: Load[],
+  options: { rounds: number; seconds: number; connections: number; warmup: number },
+  onSample?: (load: Load, sample: Sample, ratio: number) => void,
+): Promise<{ samples: Map<string, Sample>; ratios: Map<string, number> }> {
+  for (const load of [baseline, ...loads]) {
+    await measure(load, options.warmup, options.connections);
   }
-  return out;
+  const samples = new Map<string, Sample[]>([baseline, ...loads].map((l) => [l.name, []]));
+  const ratios = new Map<string, number[]>(loads.map((l) => [l.name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    for (let i = 0; i < loads.length; i++) {
+      const load = loads[(i + round) % loads.length]!;
+      const base = await measure(baseline, options.seconds, options.connections);
+      const sample = await measure(load, options.seconds, options.connections);
+      samples.get(baseline.name)!.push(base);
+      samples.get(load.name)!.push(sample);
+      ratios.get(load.name)!.push(sample.rps / base.rps);
+      onSample?.(load, sample, sample.rps / base.rps);
+    }
+  }
+  return {
+    samples: new Map([...samples].map(([name, list]) => [name, summary(list)])),
+    ratios: new Map([...ratios].map(([name, list]) => [name, median(list)])),
+  };
+}
+
+/** Medians of a load's samples (errors summed). */
+function summary(list: Sample[]): Sample {
+  return {
+    rps: median(list.map((s) => s.rps)),
+    p99: median(list.map((s) => s.p99)),
+    p50: median(list.map((s) => s.p50)),
+    errors: list.reduce((a, s) => a + s.errors, 0),
+    non2xx: list.reduce((a, s) => a + s.non2xx, 0),
+  };
 }
 
 export function table(rows: string[][]): string {
