@@ -46,6 +46,8 @@ import {
   ensureBuilt,
   freePort,
   paired,
+  postgresProcesses,
+  processTree,
   pinSelf,
   rssMb,
   startBaseline,
@@ -68,6 +70,8 @@ interface SetupResult {
   samples: Map<string, Sample>;
   /** Each load's median ratio to the bare route measured right before it (see `paired`). */
   ratios: Map<string, number>;
+  /** Each load's median ratio of the bare route's CPU per request to its own (see `paired`). */
+  costRatios: Map<string, number>;
   latency: Record<string, number>;
   peakRss: number;
   writesPerSecond: Record<string, number>;
@@ -172,6 +176,26 @@ async function main() {
     ),
   ]);
   console.log(table([header, ...rows]));
+  // The bare route's rate is often the load generator's (one core for autocannon, which then runs
+  // at 80-100% while the bare server idles at 70-80%); CPU time per request is the server's own.
+  console.log(
+    '\nServer CPU time per request (all its processes, and PostgreSQL’s on PostgreSQL), and the ' +
+      'bare route’s over it, neighbour by neighbour (median):',
+  );
+  console.log(
+    table([
+      header,
+      ...names.map((name) => [
+        name,
+        ...results.map((r) => {
+          const micros = r.samples.get(name)!.cpuMicros;
+          if (micros === undefined) return 'n/a';
+          const ratio = r.costRatios.get(name);
+          return `${micros.toFixed(0)} µs${ratio === undefined ? '' : ` (${ratio.toFixed(3)}×)`}`;
+        }),
+      ]),
+    ]),
+  );
 
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
@@ -187,6 +211,7 @@ async function main() {
           ...r,
           samples: Object.fromEntries(r.samples),
           ratios: Object.fromEntries(r.ratios),
+          costRatios: Object.fromEntries(r.costRatios),
         })),
       },
       null,
@@ -361,13 +386,24 @@ async function runSetup(
         },
       };
     };
-    const bare: Load = { name: BASELINE, url: `${baseline.url}/baseline` };
+    const bareServer = baseline;
+    const bare: Load = {
+      name: BASELINE,
+      url: `${baseline.url}/baseline`,
+      servers: () => processTree(bareServer.child.pid),
+    };
+    // The server's processes, and on PostgreSQL the database's: its backends serve the load too.
+    const servers = () => [
+      ...processTree(server.child.pid),
+      ...(setup.url.startsWith('postgres') ? postgresProcesses() : []),
+    ];
     const loads: Load[] = [
-      { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers },
+      { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers, servers },
       ...WRITE_RATES.map((rate) => ({
         name: `REST mix, ${rate} writes/s`,
         url: server.url + mix.paths[0]!,
         headers,
+        servers,
         paths: mix.paths,
         ...atRate(rate),
       })),
@@ -375,6 +411,7 @@ async function runSetup(
         name: 'scope=all page 3, 50 writes/s',
         url: `${server.url}/api/v4/events?scope=all&page=3`,
         headers,
+        servers,
         ...atRate(50),
       },
       {
@@ -382,6 +419,7 @@ async function runSetup(
         url: `${server.url}/api/graphql`,
         method: 'POST',
         headers: json,
+        servers,
         body: mix.gql[0]!,
       },
       {
@@ -389,6 +427,7 @@ async function runSetup(
         url: `${server.url}/api/graphql`,
         method: 'POST',
         headers: json,
+        servers,
         body: mix.gql[0]!,
         bodies: mix.gql,
         ...atRate(50),
@@ -398,7 +437,7 @@ async function runSetup(
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, treeRss(server.child.pid));
     }, 250);
-    const { samples, ratios } = await paired(
+    const { samples, ratios, costRatios } = await paired(
       bare,
       loads,
       {
@@ -409,7 +448,7 @@ async function runSetup(
       },
       (load, s, ratio) =>
         console.log(
-          `  ${load.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms (${ratio.toFixed(3)}× the bare route just before)`,
+          `  ${load.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms (${ratio.toFixed(3)}× the bare route just before), ${s.cpuMicros?.toFixed(0) ?? '?'} µs CPU a request`,
         ),
     );
     clearInterval(sampler);
@@ -445,7 +484,7 @@ async function runSetup(
       await cold.stop();
     }
     for (const [name, ms] of Object.entries(latency)) console.log(`  ${name}: ${ms.toFixed(2)} ms`);
-    return { setup, samples, ratios, latency, peakRss, writesPerSecond };
+    return { setup, samples, ratios, costRatios, latency, peakRss, writesPerSecond };
   } finally {
     await writer.stop();
     await server.stop();

@@ -22,7 +22,8 @@ declare module 'autocannon' {
     p99: number;
   }
   interface Result {
-    requests: Histogram;
+    /** Per-second rates, and `total`: the requests completed. */
+    requests: Histogram & { total: number };
     latency: Histogram;
     errors: number;
     non2xx: number;

@@ -3,7 +3,7 @@
  * rounds, medians, RSS sampling, and a table of ratios against a baseline measured in the same run.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 
@@ -127,6 +127,8 @@ export interface Load {
   /** Runs before each measurement of this load (start a writer…), and after it. */
   before?: () => Promise<void> | void;
   after?: () => Promise<void> | void;
+  /** The processes serving this load, whose CPU time a sample divides by its requests. */
+  servers?: () => number[];
 }
 
 export interface Sample {
@@ -135,12 +137,78 @@ export interface Sample {
   p50: number;
   errors: number;
   non2xx: number;
+  /** CPU time the load's `servers` spent per request, in microseconds (with /proc only). */
+  cpuMicros?: number;
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU seconds (user + system) the processes have used so far, from /proc/<pid>/stat; null
+ * without /proc. A process that is gone counts nothing.
+ */
+export function cpuSeconds(pids: readonly number[]): number | null {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / clockTicks;
+    } catch {
+      if (pids.length === 1) return null;
+    }
+  }
+  return total;
+}
+
+/** A process and its children (a cluster primary and its workers). */
+export function processTree(pid: number | undefined): number[] {
+  if (!pid) return [];
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return [pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
+  } catch {
+    return [pid];
+  }
+}
+
+/** PostgreSQL's processes on this machine (its backends serve the load too). */
+export function postgresProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSafe('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        pids.push(Number(entry));
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return pids;
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export async function measure(load: Load, seconds: number, connections: number): Promise<Sample> {
   const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)]!;
   const { paths, bodies } = load;
   await load.before?.();
+  const servers = load.servers?.() ?? [];
+  const cpuBefore = servers.length ? cpuSeconds(servers) : null;
   const result = await autocannon({
     ...(paths || bodies
       ? {
@@ -162,13 +230,18 @@ export async function measure(load: Load, seconds: number, connections: number):
     method: load.method ?? 'GET',
     ...(load.body ? { body: load.body } : {}),
   });
+  const cpuAfter = cpuBefore === null ? null : cpuSeconds(servers);
   await load.after?.();
+  const requests = result.requests.total;
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
     p50: result.latency.p50,
     errors: result.errors,
     non2xx: result.non2xx,
+    ...(cpuBefore !== null && cpuAfter !== null && requests > 0
+      ? { cpuMicros: ((cpuAfter - cpuBefore) * 1e6) / requests }
+      : {}),
   };
 }
 
@@ -213,12 +286,18 @@ export async function paired(
   loads: Load[],
   options: { rounds: number; seconds: number; connections: number; warmup: number },
   onSample?: (load: Load, sample: Sample, ratio: number) => void,
-): Promise<{ samples: Map<string, Sample>; ratios: Map<string, number> }> {
+): Promise<{
+  samples: Map<string, Sample>;
+  ratios: Map<string, number>;
+  /** Per load: the median of the baseline's CPU per request over the load's, neighbour by neighbour. */
+  costRatios: Map<string, number>;
+}> {
   for (const load of [baseline, ...loads]) {
     await measure(load, options.warmup, options.connections);
   }
   const samples = new Map<string, Sample[]>([baseline, ...loads].map((l) => [l.name, []]));
   const ratios = new Map<string, number[]>(loads.map((l) => [l.name, []]));
+  const costRatios = new Map<string, number[]>(loads.map((l) => [l.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     for (let i = 0; i < loads.length; i++) {
       const load = loads[(i + round) % loads.length]!;
@@ -227,12 +306,20 @@ export async function paired(
       samples.get(baseline.name)!.push(base);
       samples.get(load.name)!.push(sample);
       ratios.get(load.name)!.push(sample.rps / base.rps);
+      if (base.cpuMicros && sample.cpuMicros) {
+        costRatios.get(load.name)!.push(base.cpuMicros / sample.cpuMicros);
+      }
       onSample?.(load, sample, sample.rps / base.rps);
     }
   }
   return {
     samples: new Map([...samples].map(([name, list]) => [name, summary(list)])),
     ratios: new Map([...ratios].map(([name, list]) => [name, median(list)])),
+    costRatios: new Map(
+      [...costRatios]
+        .filter(([, list]) => list.length > 0)
+        .map(([name, list]) => [name, median(list)]),
+    ),
   };
 }
 
@@ -244,6 +331,9 @@ function summary(list: Sample[]): Sample {
     p50: median(list.map((s) => s.p50)),
     errors: list.reduce((a, s) => a + s.errors, 0),
     non2xx: list.reduce((a, s) => a + s.non2xx, 0),
+    ...(list.every((s) => s.cpuMicros !== undefined)
+      ? { cpuMicros: median(list.map((s) => s.cpuMicros!)) }
+      : {}),
   };
 }
 
