@@ -391,11 +391,15 @@ export class EventStore {
       .execute();
   }
 
-  /** The per-project walks a memberships source merges, or null when it is one joined walk. */
-  private async parts(q: EventQuery): Promise<EventQuery[] | null> {
+  /**
+   * The per-project walks a memberships source merges, or null when it is one joined walk. `only`:
+   * just these member projects (the caller knows the others have no rows in its walk).
+   */
+  private async parts(q: EventQuery, only?: readonly number[]): Promise<EventQuery[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    const projects = await this.memberProjects(q.source.userId);
+    let projects = await this.memberProjects(q.source.userId);
     if (projects.length > MAX_MERGED_PROJECTS) return null;
+    if (only) projects = projects.filter((p) => only.includes(p.projectId));
     return projects.map((p) => ({
       ...q,
       source: {
@@ -430,8 +434,8 @@ export class EventStore {
    * visibility rules, and the outer query merges those short runs. A page costs
    * O(projects × (offset + limit)) index entries whatever the listing's size. Null: nothing to walk.
    */
-  private async walk(q: EventQuery, w: Walk) {
-    const parts = await this.parts(q);
+  private async walk(q: EventQuery, w: Walk, only?: readonly number[]) {
+    const parts = await this.parts(q, only);
     if (!parts) return this.single(q, w, w.limit, w.offset);
     if (parts.length === 0) return null;
     const per = w.limit + (w.offset ?? 0);
@@ -558,14 +562,20 @@ export class EventStore {
 
   /**
    * The listing's events with ids above `afterId` (up to the query's `upTo`), oldest first, at most
-   * `limit`: how a cached listing is brought forward over the events appended since.
+   * `limit`: how a cached listing is brought forward over the events appended since. `projects`
+   * (scope=all): walk only these member projects, the others having no events above `afterId`.
    */
-  async since(q: EventQuery, afterId: number, limit: number): Promise<EventRow[]> {
-    const query = await this.walk(q, {
-      lower: { id: afterId, inclusive: false },
-      descending: false,
-      limit,
-    });
+  async since(
+    q: EventQuery,
+    afterId: number,
+    limit: number,
+    projects?: readonly number[],
+  ): Promise<EventRow[]> {
+    const query = await this.walk(
+      q,
+      { lower: { id: afterId, inclusive: false }, descending: false, limit },
+      projects,
+    );
     return query ? query.execute() : [];
   }
 

@@ -461,6 +461,43 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('scope=all is brought forward by walking only the member projects that got new events', async () => {
+      const events = server.store.events;
+      const walked: Array<readonly number[] | undefined> = [];
+      const { since } = events;
+      events.since = (q, afterId, limit, projects) => {
+        walked.push(projects);
+        return since.call(events, q, afterId, limit, projects);
+      };
+      const { activity } = server.services;
+      const c: Case = {
+        name: 'alice, scope=all, 6 a page',
+        source: { kind: 'viewer', scope: 'all' },
+        filter: { sort: 'desc' },
+        viewer: () => ({ userId: alice.id, admin: false }),
+        page: { page: 1, perPage: 6 },
+      };
+      const members = (await events.memberProjects(alice.id)).map((p) => p.projectId);
+      assert.ok(members.length >= 2 && members.includes(secret), 'alice spans several projects');
+      const fromScratch = async () => {
+        const cold = await pageOf(new ActivityService(server.store, new ManualClock(T0)), c);
+        return { ids: cold.events.map((e) => e.id), total: cold.total };
+      };
+      try {
+        await pageOf(activity, c);
+        const row = await append(writer, secret, bob.id, 'created');
+        await new Promise((resolve) => setImmediate(resolve));
+        walked.length = 0;
+        const got = await pageOf(activity, c);
+        assert.deepEqual(walked, [[secret]], 'one walk, of the project written to');
+        const expected = await fromScratch();
+        assert.equal(expected.ids[0], row.id);
+        assert.deepEqual({ ids: got.events.map((e) => e.id), total: got.total }, expected);
+      } finally {
+        Object.assign(events, { since });
+      }
+    });
+
     it('every listing is exact after concurrent writes from other connections (against a recomputation)', async () => {
       const second = await openStore(server.config.databaseUrl);
       try {

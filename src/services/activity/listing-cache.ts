@@ -234,11 +234,25 @@ export class ListingCache {
 
   /** The entry brought forward from its mark to `head`. */
   private async forward(q: EventQuery, old: Entry, head: number): Promise<Entry> {
-    if (old.upTo >= this.clock.floor && this.lastChange(q, await this.memberIds(q)) <= old.upTo) {
+    const members = await this.memberIds(q);
+    const fed = old.upTo >= this.clock.floor;
+    if (fed && this.lastChange(q, members) <= old.upTo) {
       this.metrics.listingRefresh('skipped');
       return { ...old, upTo: head };
     }
-    const rows = await this.store.events.since({ ...q, upTo: head }, old.upTo, MAX_FORWARD + 1);
+    // scope=all: walk only the member projects the feed saw new events of this filter in (most
+    // writes touch one), not a merge of every member project's walk.
+    const filter = feedFilter(q);
+    const changed =
+      members && fed
+        ? members.filter((id) => this.clock.lastMatching({ projectId: id }, filter) > old.upTo)
+        : undefined;
+    const rows = await this.store.events.since(
+      { ...q, upTo: head },
+      old.upTo,
+      MAX_FORWARD + 1,
+      changed,
+    );
     if (rows.length > MAX_FORWARD) {
       this.metrics.listingRefresh('rebuilt');
       return this.fresh(head, old.epoch, old.deletions, old.version);
@@ -274,10 +288,7 @@ export class ListingCache {
    */
   private lastChange(q: EventQuery, members: number[] | null): number {
     const { source } = q;
-    const filter = {
-      ...(q.filter.action ? { action: actionCode(q.filter.action) } : {}),
-      ...(q.filter.targetType ? { targetType: q.filter.targetType } : {}),
-    };
+    const filter = feedFilter(q);
     if (source.kind === 'project') {
       return this.clock.lastMatching({ projectId: source.projectId }, filter);
     }
@@ -422,6 +433,14 @@ export class ListingCache {
     }
     return out;
   }
+}
+
+/** The part of a listing's filter the change feed keeps newest ids by (action, target type). */
+function feedFilter(q: EventQuery): { action?: number; targetType?: string } {
+  return {
+    ...(q.filter.action ? { action: actionCode(q.filter.action) } : {}),
+    ...(q.filter.targetType ? { targetType: q.filter.targetType } : {}),
+  };
 }
 
 /** Remembers a page or window, dropping the oldest past the per-listing bound. */
