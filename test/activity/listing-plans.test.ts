@@ -9,6 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import type { EventFilter } from '../../src/domain/filters.js';
 import type { EventQuery, EventWindow } from '../../src/store/events.js';
 import type { Action } from '../../src/domain/vocabulary.js';
+import { sql } from 'kysely';
+import { BULK_TABLES } from '../../src/store/bulk.js';
+import { TALLY_TABLES } from '../../src/store/migrations/018_confidential_tallies.js';
 import { insertEvents } from '../helpers/bulk.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
@@ -101,6 +104,22 @@ for (const dialect of DIALECTS) {
       return plan.find((line) =>
         dialect === 'sqlite' ? /^SCAN (e|events)\b/.test(line) : /Seq Scan on events/.test(line),
       );
+    }
+
+    if (dialect === 'postgres') {
+      it('after a bulk load every table it wrote is vacuumed and analyzed (index-only walks need the visibility map)', async () => {
+        const { rows } = await sql<{ relname: string; vacuumed: boolean; analyzed: boolean }>`
+          SELECT relname, last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed
+          FROM pg_stat_user_tables WHERE schemaname = current_schema()`.execute(server.store.db);
+        const stats = new Map(rows.map((r) => [r.relname, r]));
+        for (const table of [...BULK_TABLES, ...TALLY_TABLES]) {
+          assert.deepEqual(
+            { vacuumed: stats.get(table)?.vacuumed, analyzed: stats.get(table)?.analyzed },
+            { vacuumed: true, analyzed: true },
+            table,
+          );
+        }
+      });
     }
 
     it('counts, offset pages and keyset windows of every listing search an index', async () => {
