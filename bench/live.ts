@@ -46,8 +46,7 @@ import {
   ensureBuilt,
   freePort,
   paired,
-  postgresProcesses,
-  processTree,
+  postmaster,
   pinSelf,
   rssMb,
   startBaseline,
@@ -390,12 +389,12 @@ async function runSetup(
     const bare: Load = {
       name: BASELINE,
       url: `${baseline.url}/baseline`,
-      servers: () => processTree(bareServer.child.pid),
+      servers: () => [bareServer.child.pid!],
     };
     // The server's processes, and on PostgreSQL the database's: its backends serve the load too.
     const servers = () => [
-      ...processTree(server.child.pid),
-      ...(setup.url.startsWith('postgres') ? postgresProcesses() : []),
+      server.child.pid!,
+      ...(setup.url.startsWith('postgres') ? postmaster() : []),
     ];
     const loads: Load[] = [
       { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers, servers },

@@ -127,7 +127,7 @@ export interface Load {
   /** Runs before each measurement of this load (start a writer…), and after it. */
   before?: () => Promise<void> | void;
   after?: () => Promise<void> | void;
-  /** The processes serving this load, whose CPU time a sample divides by its requests. */
+  /** The processes serving this load (and their descendants): a sample divides their CPU time by its requests. */
   servers?: () => number[];
 }
 
@@ -144,55 +144,71 @@ export interface Sample {
 let clockTicks: number | undefined;
 
 /**
- * CPU seconds (user + system) the processes have used so far, from /proc/<pid>/stat; null
- * without /proc. A process that is gone counts nothing.
+ * CPU seconds (user + system) used so far by each process tree: the process, every living
+ * descendant, and the descendants that exited (a process's reaped children are in its own
+ * counters), from /proc; null without /proc. Counting exited children matters for PostgreSQL,
+ * whose backends come and go with the pool's connections.
  */
-export function cpuSeconds(pids: readonly number[]): number | null {
-  if (clockTicks === undefined) {
-    try {
-      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      clockTicks = 100;
-    }
-  }
+export function cpuSeconds(roots: readonly number[]): number | null {
+  clockTicks ??= ticksPerSecond();
   let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / clockTicks;
-    } catch {
-      if (pids.length === 1) return null;
-    }
+  for (const root of roots) {
+    const own = treeTicks(root);
+    if (own === null) return null;
+    total += own;
   }
-  return total;
+  return total / clockTicks;
 }
 
-/** A process and its children (a cluster primary and its workers). */
-export function processTree(pid: number | undefined): number[] {
-  if (!pid) return [];
+function ticksPerSecond(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime + cutime + cstime of a process and its living descendants; null if it is gone. */
+function treeTicks(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces): utime, stime, cutime, cstime are the
+  // 14th to 17th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  for (const child of childrenOf(pid)) ticks += treeTicks(child) ?? 0;
+  return ticks;
+}
+
+function childrenOf(pid: number): number[] {
   try {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return [pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
+    return children ? children.split(/\s+/).map(Number) : [];
   } catch {
-    return [pid];
+    return [];
   }
 }
 
-/** PostgreSQL's processes on this machine (its backends serve the load too). */
-export function postgresProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSafe('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+/** PostgreSQL's postmaster on this machine (its backends serve the load too), if one runs. */
+export function postmaster(): number[] {
+  const comm = (pid: string) => {
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
-        pids.push(Number(entry));
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
-      // Exited meanwhile.
+      return '';
     }
+  };
+  for (const entry of readdirSafe('/proc')) {
+    if (!/^\d+$/.test(entry) || comm(entry) !== 'postgres') continue;
+    const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    const parent = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]!;
+    if (comm(parent) !== 'postgres') return [Number(entry)];
   }
-  return pids;
+  return [];
 }
 
 function readdirSafe(dir: string): string[] {
