@@ -29,7 +29,7 @@
  */
 import 'reflect-metadata';
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,6 +48,7 @@ import {
   paired,
   postmaster,
   pinSelf,
+  childrenOf,
   rssMb,
   startBaseline,
   startPulsegate,
@@ -536,12 +537,7 @@ function median(values: number[]): number {
 function treeRss(pid: number | undefined): number {
   if (!pid) return 0;
   let total = rssMb(pid) ?? 0;
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
-    for (const child of children) if (child) total += rssMb(Number(child)) ?? 0;
-  } catch {
-    // No /proc: the primary alone.
-  }
+  for (const child of childrenOf(pid)) total += rssMb(child) ?? 0;
   return total;
 }
 

@@ -184,7 +184,8 @@ function treeTicks(pid: number): number | null {
   return ticks;
 }
 
-function childrenOf(pid: number): number[] {
+/** A process's living children (none without /proc). */
+export function childrenOf(pid: number): number[] {
   try {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
     return children ? children.split(/\s+/).map(Number) : [];
