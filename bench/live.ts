@@ -49,6 +49,7 @@ import {
   postmaster,
   pinSelf,
   childrenOf,
+  median,
   rssMb,
   startBaseline,
   startPulsegate,
@@ -367,7 +368,6 @@ async function runSetup(
     const body = Buffer.from(await hot.arrayBuffer());
     if (hot.status !== 200) throw new Error(`hot page answered ${hot.status}: ${body}`);
     writeFileSync(join(dir, 'hot.json'), body);
-    baseline = await startBaseline(await freePort(), join(dir, 'hot.json'));
 
     const achieved: Record<string, number> = {};
     const atRate = (rate: number) => {
@@ -386,10 +386,11 @@ async function runSetup(
         },
       };
     };
-    const bareServer = baseline;
+    const bareServer = await startBaseline(await freePort(), join(dir, 'hot.json'));
+    baseline = bareServer;
     const bare: Load = {
       name: BASELINE,
-      url: `${baseline.url}/baseline`,
+      url: `${bareServer.url}/baseline`,
       servers: () => [bareServer.child.pid!],
     };
     // The server's processes, and on PostgreSQL the database's: its backends serve the load too.
@@ -525,12 +526,6 @@ async function timed(url: string, headers: Record<string, string>): Promise<numb
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
   return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** RSS of a process and its children (a cluster primary and its workers), in MB. */

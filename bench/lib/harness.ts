@@ -170,18 +170,25 @@ function ticksPerSecond(): number {
 
 /** utime + stime + cutime + cstime of a process and its living descendants; null if it is gone. */
 function treeTicks(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // Fields after the command name (which may hold spaces): utime, stime, cutime, cstime are the
-  // 14th to 17th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
+  if (!fields) return null;
+  // utime, stime, cutime, cstime: the 14th to 17th fields of the line.
   let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   for (const child of childrenOf(pid)) ticks += treeTicks(child) ?? 0;
   return ticks;
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces): index 0 is the
+ * line's 3rd field (state), 1 the parent's pid; null when the process is gone.
+ */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
 }
 
 /** A process's living children (none without /proc). */
@@ -205,9 +212,8 @@ export function postmaster(): number[] {
   };
   for (const entry of readdirSafe('/proc')) {
     if (!/^\d+$/.test(entry) || comm(entry) !== 'postgres') continue;
-    const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    const parent = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]!;
-    if (comm(parent) !== 'postgres') return [Number(entry)];
+    const parent = statFields(entry)?.[1];
+    if (parent !== undefined && comm(parent) !== 'postgres') return [Number(entry)];
   }
   return [];
 }
