@@ -18,6 +18,14 @@
  * that belong to the body) and sent again to the next request that gets the same tag, with or
  * without `If-None-Match`: the same exactness that lets a poll get a 304 lets a reader get the 200
  * without the listing. Each request still authenticates and reads the mark first.
+ *
+ * A route may also answer from a kept response before its handler runs (`answerFromKept`, REST
+ * listings): a kept response remembers how its listing's mark is read again (`remark`), so a
+ * repeated request costs the authentication and that mark, not the parameters' parsing and checks
+ * or the listing's resolution. Sound because the response was kept for this exact URL (its
+ * parameters passed their checks) and viewer, and everything the resolution reads (the project,
+ * its visibility, the viewer's membership, the profile) moves the listing version, which is in
+ * the mark: a changed resolution never meets an equal mark.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches, strongTag } from '../domain/etags.js';
@@ -55,6 +63,20 @@ interface Known {
   version: string;
   tag: string;
   response?: KeptResponse;
+  /** Reads the listing's mark again, as of now (set by routes that answer from kept responses). */
+  remark?: Remark;
+}
+
+/** How a listing's current mark is read again without resolving the listing (`answerFromKept`). */
+export type Remark = () => Promise<string>;
+
+/** What a list's version tag is keyed by besides its URL and version. */
+interface ListKey {
+  kind: string;
+  revision: string;
+  viewer: Viewer | null;
+  /** Anything else the body depends on (GraphQL: the token's scopes, the Accept header). */
+  extra?: readonly string[];
 }
 
 /** The tag each list request in progress will be sent with. */
@@ -98,9 +120,7 @@ function knownTagOf(tags: Tags, key: readonly string[], version: string, remembe
   const tag = () => strongTag(['version', ...key, version]);
   if (!remember) return { id: '', version, tag: tag() };
   const versionTags = tags.byKey;
-  // Length-prefixed like strongTag: two different keys never share an id.
-  let id = '';
-  for (const part of key) id += `${part.length}:${part}`;
+  const id = idOf(key);
   const known = versionTags.get(id);
   if (known && known.version === version) return known;
   const fresh: Known = { id, version, tag: tag() };
@@ -113,6 +133,25 @@ function knownTagOf(tags: Tags, key: readonly string[], version: string, remembe
   }
   versionTags.set(id, fresh);
   return fresh;
+}
+
+/** Length-prefixed like strongTag: two different keys never share an id. */
+function idOf(key: readonly string[]): string {
+  let id = '';
+  for (const part of key) id += `${part.length}:${part}`;
+  return id;
+}
+
+function keyOf(services: Services, request: FastifyRequest, list: ListKey): string[] {
+  const { viewer } = list;
+  return [
+    list.kind,
+    list.revision,
+    services.config.externalUrl,
+    request.url,
+    viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
+    ...(list.extra ?? []),
+  ];
 }
 
 /** Keeps the response sent under `known`'s tag, within the byte budget (oldest keys give way). */
@@ -150,26 +189,15 @@ export async function answerIfNotModified(
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
-  list: {
-    kind: string;
-    revision: string;
-    viewer: Viewer | null;
+  list: ListKey & {
     /** The listing's mark (ActivityService `mark`, or `headMark` for answers reading any). */
     mark: string;
-    /** Anything else the body depends on (GraphQL: the token's scopes, the Accept header). */
-    extra?: readonly string[];
+    /** How the mark is read again, for `answerFromKept` (REST listings). */
+    remark?: Remark;
   },
 ): Promise<boolean> {
   reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
-  const { viewer } = list;
-  const key = [
-    list.kind,
-    list.revision,
-    services.config.externalUrl,
-    request.url,
-    viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
-    ...(list.extra ?? []),
-  ];
+  const key = keyOf(services, request, list);
   const known = knownTagOf(tagsOf(services), key, list.mark, !urlCarriesCredential(reply));
   if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
     await notModified(services, request, reply, known.tag);
@@ -179,13 +207,48 @@ export async function answerIfNotModified(
     const kept = known.response;
     services.metrics.cacheLookup('response', kept !== undefined);
     if (kept) {
-      for (const [name, value] of kept.headers) reply.header(name, value);
-      await reply.code(200).header('etag', known.tag).send(kept.body);
+      await sendKept(reply, known.tag, kept);
       return true;
     }
+    if (list.remark) known.remark = list.remark;
   }
   pending.set(request, known);
   return false;
+}
+
+/**
+ * Before a route's handler (once the request is authenticated): answers with the response kept
+ * for this URL and viewer, or 304 for its tag, when the listing's mark read again still equals
+ * the one it was kept under. Returns false, having answered nothing, otherwise: the handler then
+ * runs as if this had not been called.
+ */
+export async function answerFromKept(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: ListKey,
+): Promise<boolean> {
+  if (!services.config.pageCache || request.method !== 'GET' || urlCarriesCredential(reply)) {
+    return false;
+  }
+  const known = tagsOf(services).byKey.get(idOf(keyOf(services, request, list)));
+  // Taken before the wait: the budget may drop it meanwhile, and it stays exact for its version.
+  const kept = known?.response;
+  if (!known?.remark || !kept) return false;
+  if ((await known.remark()) !== known.version) return false;
+  reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
+  if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
+    await notModified(services, request, reply, known.tag);
+    return true;
+  }
+  services.metrics.cacheLookup('response', true);
+  await sendKept(reply, known.tag, kept);
+  return true;
+}
+
+async function sendKept(reply: FastifyReply, tag: string, kept: KeptResponse): Promise<void> {
+  for (const [name, value] of kept.headers) reply.header(name, value);
+  await reply.code(200).header('etag', tag).send(kept.body);
 }
 
 /** This response gets no tag after all (e.g. it carries errors that may be passing). */

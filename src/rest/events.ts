@@ -13,7 +13,8 @@ import type { ActivitySource } from '../services/activity/activity.js';
 import type { EventView } from '../services/activity/event-views.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
-import { answerIfNotModified, tagResponses } from '../http/conditional.js';
+import { answerFromKept, answerIfNotModified, tagResponses } from '../http/conditional.js';
+import type { Scope } from '../domain/scopes.js';
 import { setPaginationHeaders } from './pagination.js';
 import { EVENT_LIST_QUERY, type EventListQuery, ID_PARAM } from './params.js';
 import { presentEvent } from './present.js';
@@ -21,10 +22,13 @@ import type { NormalizedQuery } from './query.js';
 import { itemJson, sendJsonList } from './respond.js';
 
 type ListRequest = FastifyRequest<{ Querystring: EventListQuery }>;
-type SourceRequest = FastifyRequest<{ Querystring: EventListQuery; Params: { id: string } }>;
+type SourceRoute = { Querystring: EventListQuery; Params: { id: string } };
+type SourceRequest = FastifyRequest<SourceRoute>;
 
 const LIST = { schema: { querystring: EVENT_LIST_QUERY } };
 const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
+/** The version tags' kind for these lists. */
+const KIND = 'rest-events';
 
 export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
@@ -47,7 +51,8 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     const page = offsetPageOf(query);
     const resolved = await activity.resolve(source, filter, viewer);
     const mark = await activity.mark(resolved);
-    const list = { kind: 'rest-events', revision, viewer, mark };
+    const remark = () => activity.remark(resolved);
+    const list = { kind: KIND, revision, viewer, mark, remark };
     if (await answerIfNotModified(services, request, reply, list)) return reply;
     const listing = await activity.listPage(resolved, page);
     const path = request.url.split('?')[0]!;
@@ -69,27 +74,58 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     return sendJsonList(reply, listing.events, eventJson);
   }
 
-  app.get('/events', LIST, async (request: ListRequest, reply) => {
-    const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true);
-    const { scope } = request.query;
-    const source = {
-      kind: 'viewer',
-      scope: typeof scope === 'string' ? scope : undefined,
-    } as const;
-    return list(request, reply, source, principal!.viewer);
-  });
+  /**
+   * Runs before the route reads its parameters: a repeated request is answered from the response
+   * kept for its URL and viewer while the listing's mark stands (http/conditional.ts
+   * `answerFromKept`), which skips the parameters' checks and the listing's resolution. Failing
+   * credentials are left to the handler, which meets them again and answers in the API's shape.
+   */
+  const fromKept =
+    (accepted: readonly Scope[], required: boolean) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.method !== 'GET' || !config.pageCache) return;
+      let viewer: Viewer | null;
+      try {
+        const principal = await authenticate(services, request, reply, accepted, required);
+        viewer = principal?.viewer ?? null;
+      } catch {
+        return;
+      }
+      if (await answerFromKept(services, request, reply, { kind: KIND, revision, viewer })) {
+        return reply;
+      }
+    };
 
-  app.get('/users/:id/events', BY_ID, async (request: SourceRequest, reply) => {
-    const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
-    const source = { kind: 'user', idOrUsername: request.params.id } as const;
-    return list(request, reply, source, principal?.viewer ?? null);
-  });
+  app.get(
+    '/events',
+    { ...LIST, onRequest: fromKept(ENDPOINT_SCOPES.user, true) },
+    async (request: ListRequest, reply) => {
+      const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true);
+      const { scope } = request.query;
+      const source = {
+        kind: 'viewer',
+        scope: typeof scope === 'string' ? scope : undefined,
+      } as const;
+      return list(request, reply, source, principal!.viewer);
+    },
+  );
+
+  app.get(
+    '/users/:id/events',
+    { ...BY_ID, onRequest: fromKept(ENDPOINT_SCOPES.user, false) },
+    async (request: SourceRequest, reply) => {
+      const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
+      const source = { kind: 'user', idOrUsername: request.params.id } as const;
+      return list(request, reply, source, principal?.viewer ?? null);
+    },
+  );
 
   const projectEvents = async (request: SourceRequest, reply: FastifyReply) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
     const source = { kind: 'project', idOrPath: request.params.id } as const;
     return list(request, reply, source, principal?.viewer ?? null);
   };
-  app.get('/projects/:id/events', BY_ID, projectEvents);
-  app.get('/:id/events', BY_ID, projectEvents);
+  const byProject = { ...BY_ID, onRequest: fromKept(ENDPOINT_SCOPES.project, false) };
+  app.get<SourceRoute>('/projects/:id/events', byProject, projectEvents);
+  app.get<SourceRoute>('/:id/events', byProject, projectEvents);
 }

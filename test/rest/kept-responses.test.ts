@@ -216,6 +216,66 @@ for (const dialect of DIALECTS) {
         assert.equal(headAgain.headers.get('x-total'), body.headers['x-total']);
       });
 
+      it('a repeated request is answered before its listing is resolved again (page cache on only)', async () => {
+        const { activity } = server.services;
+        const resolve = activity.resolve.bind(activity);
+        let resolved = 0;
+        activity.resolve = (...args) => {
+          resolved++;
+          return resolve(...args);
+        };
+        try {
+          const auth = { 'private-token': tokens.alice };
+          for (const path of [
+            `/projects/${ids.priv}/events?per_page=2`,
+            '/users/alice/events?per_page=4',
+            '/events?per_page=3&scope=all',
+          ]) {
+            const first = await get(path, auth);
+            assert.equal(first.status, 200);
+            const before = resolved;
+            const again = await get(path, auth);
+            assert.deepEqual(again.body, first.body);
+            assert.deepEqual(again.headers, first.headers);
+            const poll = await get(path, { ...auth, 'if-none-match': first.headers.etag! });
+            assert.equal(poll.status, 304);
+            assert.equal(resolved - before, pageCache ? 0 : 2, path);
+          }
+        } finally {
+          activity.resolve = resolve;
+        }
+      });
+
+      it('a kept response answers only what the route itself would: scopes, credentials and access are checked again', async () => {
+        const path = `/projects/${ids.priv}/events?per_page=2&sort=asc`;
+        const auth = { 'private-token': tokens.alice };
+        const kept = await get(path, auth);
+        assert.equal(kept.status, 200);
+        assert.deepEqual((await get(path, auth)).body, kept.body);
+        // The same user and URL with a token the route refuses: the route's 403, never the 200.
+        const userOnly = await f.token(ids.alice, ['read_user']);
+        const refused = await get(path, { 'private-token': userOnly });
+        assert.equal(refused.status, 403);
+        assert.equal(
+          JSON.parse(refused.body.toString()).error,
+          'insufficient_scope',
+          refused.body.toString(),
+        );
+        const revoked = await f.token(ids.alice, ['api'], { revoked: true });
+        assert.equal((await get(path, { 'private-token': revoked })).status, 401);
+        assert.equal((await get(path)).status, 404);
+        // Alice leaves the private project: the kept response stands for a listing she may no
+        // longer read, and the route answers as for any outsider.
+        await server.store.db
+          .deleteFrom('project_members')
+          .where('project_id', '=', ids.priv)
+          .where('user_id', '=', ids.alice)
+          .execute();
+        const gone = await get(path, { ...auth, 'if-none-match': kept.headers.etag! });
+        assert.equal(gone.status, 404);
+        assert.deepEqual(JSON.parse(gone.body.toString()), { message: '404 Project Not Found' });
+      });
+
       it('a response whose URL holds a credential is never kept', async () => {
         const path = `/users/alice/events?private_token=${tokens.alice}`;
         const first = await get(path);

@@ -191,6 +191,11 @@ export class ActivityService {
     return mark;
   }
 
+  /** The listing's mark as of now, leaving its snapshot as it was (a kept answer's check). */
+  async remark(listing: ResolvedListing): Promise<string> {
+    return (await this.listings.cache.mark(listing.query)).mark;
+  }
+
   /** The same for answers that may read any listing (GraphQL): it moves on every append. */
   headMark(): Promise<string> {
     return this.listings.cache.headMark();
