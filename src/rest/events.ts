@@ -30,6 +30,18 @@ const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
 /** The version tags' kind for these lists. */
 const KIND = 'rest-events';
 
+/**
+ * Who may read each list: the scopes a token needs, and whether anonymous requests are refused.
+ * One place for both the route and its kept-response check, so the two cannot drift apart.
+ */
+interface Access {
+  scopes: readonly Scope[];
+  required: boolean;
+}
+const VIEWER_ACCESS: Access = { scopes: ENDPOINT_SCOPES.user, required: true };
+const USER_ACCESS: Access = { scopes: ENDPOINT_SCOPES.user, required: false };
+const PROJECT_ACCESS: Access = { scopes: ENDPOINT_SCOPES.project, required: false };
+
 export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
   const eventJson = itemJson(
@@ -74,33 +86,35 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     return sendJsonList(reply, listing.events, eventJson);
   }
 
+  /** Authenticates for one of these lists, as its route does. */
+  const signIn = (request: FastifyRequest, reply: FastifyReply, access: Access) =>
+    authenticate(services, request, reply, access.scopes, access.required);
+
   /**
    * Runs before the route reads its parameters: a repeated request is answered from the response
    * kept for its URL and viewer while the listing's mark stands (http/conditional.ts
    * `answerFromKept`), which skips the parameters' checks and the listing's resolution. Failing
    * credentials are left to the handler, which meets them again and answers in the API's shape.
    */
-  const fromKept =
-    (accepted: readonly Scope[], required: boolean) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.method !== 'GET' || !config.pageCache) return;
-      let viewer: Viewer | null;
-      try {
-        const principal = await authenticate(services, request, reply, accepted, required);
-        viewer = principal?.viewer ?? null;
-      } catch {
-        return;
-      }
-      if (await answerFromKept(services, request, reply, { kind: KIND, revision, viewer })) {
-        return reply;
-      }
-    };
+  const fromKept = (access: Access) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'GET' || !config.pageCache) return;
+    let viewer: Viewer | null;
+    try {
+      const principal = await signIn(request, reply, access);
+      viewer = principal?.viewer ?? null;
+    } catch {
+      return;
+    }
+    if (await answerFromKept(services, request, reply, { kind: KIND, revision, viewer })) {
+      return reply;
+    }
+  };
 
   app.get(
     '/events',
-    { ...LIST, onRequest: fromKept(ENDPOINT_SCOPES.user, true) },
+    { ...LIST, onRequest: fromKept(VIEWER_ACCESS) },
     async (request: ListRequest, reply) => {
-      const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true);
+      const principal = await signIn(request, reply, VIEWER_ACCESS);
       const { scope } = request.query;
       const source = {
         kind: 'viewer',
@@ -112,20 +126,20 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
 
   app.get(
     '/users/:id/events',
-    { ...BY_ID, onRequest: fromKept(ENDPOINT_SCOPES.user, false) },
+    { ...BY_ID, onRequest: fromKept(USER_ACCESS) },
     async (request: SourceRequest, reply) => {
-      const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
+      const principal = await signIn(request, reply, USER_ACCESS);
       const source = { kind: 'user', idOrUsername: request.params.id } as const;
       return list(request, reply, source, principal?.viewer ?? null);
     },
   );
 
   const projectEvents = async (request: SourceRequest, reply: FastifyReply) => {
-    const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
+    const principal = await signIn(request, reply, PROJECT_ACCESS);
     const source = { kind: 'project', idOrPath: request.params.id } as const;
     return list(request, reply, source, principal?.viewer ?? null);
   };
-  const byProject = { ...BY_ID, onRequest: fromKept(ENDPOINT_SCOPES.project, false) };
+  const byProject = { ...BY_ID, onRequest: fromKept(PROJECT_ACCESS) };
   app.get<SourceRoute>('/projects/:id/events', byProject, projectEvents);
   app.get<SourceRoute>('/:id/events', byProject, projectEvents);
 }
