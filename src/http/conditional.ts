@@ -199,17 +199,12 @@ export async function answerIfNotModified(
   reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
   const key = keyOf(services, request, list);
   const known = knownTagOf(tagsOf(services), key, list.mark, !urlCarriesCredential(reply));
-  if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
-    await notModified(services, request, reply, known.tag);
+  const keeping = services.config.pageCache && known.id !== '';
+  if (await answerUnder(services, request, reply, known, keeping ? known.response : undefined)) {
     return true;
   }
-  if (services.config.pageCache && known.id !== '') {
-    const kept = known.response;
-    services.metrics.cacheLookup('response', kept !== undefined);
-    if (kept) {
-      await sendKept(reply, known.tag, kept);
-      return true;
-    }
+  if (keeping) {
+    services.metrics.cacheLookup('response', false);
     if (list.remark) known.remark = list.remark;
   }
   pending.set(request, known);
@@ -237,18 +232,29 @@ export async function answerFromKept(
   if (!known?.remark || !kept) return false;
   if ((await known.remark()) !== known.version) return false;
   reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
+  return answerUnder(services, request, reply, known, kept);
+}
+
+/**
+ * Answers under `known`'s tag: 304 when the client holds it, else the response kept under it, if
+ * any (a hit). Returns false, having answered nothing, when there is neither.
+ */
+async function answerUnder(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  known: Known,
+  kept: KeptResponse | undefined,
+): Promise<boolean> {
   if (ifNoneMatchMatches(request.headers['if-none-match'], known.tag)) {
     await notModified(services, request, reply, known.tag);
     return true;
   }
+  if (!kept) return false;
   services.metrics.cacheLookup('response', true);
-  await sendKept(reply, known.tag, kept);
-  return true;
-}
-
-async function sendKept(reply: FastifyReply, tag: string, kept: KeptResponse): Promise<void> {
   for (const [name, value] of kept.headers) reply.header(name, value);
-  await reply.code(200).header('etag', tag).send(kept.body);
+  await reply.code(200).header('etag', known.tag).send(kept.body);
+  return true;
 }
 
 /** This response gets no tag after all (e.g. it carries errors that may be passing). */
