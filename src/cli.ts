@@ -6,7 +6,13 @@ import { DATA_USAGE, UsageError, runDataCommand } from './cli/data-commands.js';
 import { prepareDemo } from './cli/demo.js';
 import { HOOK_USAGE, runHookCommand } from './cli/hook.js';
 import { KEYS_USAGE, runKeysCommand } from './cli/keys.js';
-import { WorkerCountError, isWorker, superviseWorkers, workerCount } from './cli/workers.js';
+import {
+  WorkerCountError,
+  isWorker,
+  metricsOfEveryWorker,
+  superviseWorkers,
+  workerCount,
+} from './cli/workers.js';
 import { ConfigError, type ConfigInput, loadConfig } from './config.js';
 import { ImportError } from './data/import.js';
 import { NotEmptyError } from './data/seed.js';
@@ -167,6 +173,8 @@ export async function main(argv: string[]): Promise<number> {
       // Loaded here so that data commands do not pay for compiling every face at start.
       const { buildServer } = await import('./server.js');
       const { app, services } = await buildServer({ config, ...(store ? { store } : {}) });
+      // A worker's scrape answers for the whole server (cli/workers.ts).
+      if (isWorker()) services.metrics.gatherWith(metricsOfEveryWorker(services.metrics.registry));
       // Signals are heard from here on: a stop during the warm-up closes the server unopened.
       const stopping = stopOnSignals(app, config.shutdownTimeout, () => store?.close());
       const { warmUp } = await import('./http/warm-up.js');

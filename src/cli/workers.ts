@@ -8,9 +8,16 @@
  * The primary applies migrations (and the demo data) before forking, so workers never race them,
  * forwards SIGTERM/SIGINT to the workers, replaces a worker that dies while serving, and exits with
  * the worst exit code once they have all stopped.
+ *
+ * Metrics are the exception to "any worker answers alone": each process counts what it served, so
+ * a scrape that reached one worker would see part of the traffic, and a different part on the next
+ * scrape (counters that seem to go backwards). The worker a scrape reaches asks the primary, which
+ * gathers every worker's registry with prom-client's AggregatorRegistry (counters and histograms
+ * summed; each metric may name another aggregation) and answers with the whole server's text.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { AggregatorRegistry, type Registry } from 'prom-client';
 
 /** A worker that dies this soon after starting is failing to start, not crashing under load. */
 const EARLY_DEATH_MS = 5_000;
@@ -35,6 +42,75 @@ export function workerCount(
 }
 
 export class WorkerCountError extends Error {}
+
+/** A worker's request for the whole server's metrics, and the primary's answer to it. */
+interface MetricsRequest {
+  pulsegateMetrics: number;
+}
+interface MetricsAnswer {
+  pulsegateMetricsOf: number;
+  body?: string;
+  error?: string;
+}
+
+/** Longer than prom-client's own wait for the workers (5 s), so its timeout is the one reported. */
+const METRICS_WAIT_MS = 6_000;
+
+/**
+ * In a worker: makes `registry` the one this process contributes to the primary's aggregation, and
+ * returns how a scrape gets every worker's metrics as one text. Call once, before listening.
+ */
+export function metricsOfEveryWorker(registry: Registry): () => Promise<string> {
+  AggregatorRegistry.setRegistries(registry);
+  // Constructing one is what makes a worker answer the primary's requests for its metrics.
+  new AggregatorRegistry();
+  let next = 0;
+  const waiting = new Map<number, { resolve(body: string): void; reject(error: Error): void }>();
+  process.on('message', (message: Partial<MetricsAnswer>) => {
+    const id = message?.pulsegateMetricsOf;
+    if (id === undefined) return;
+    const request = waiting.get(id);
+    if (!request) return;
+    waiting.delete(id);
+    if (message.body !== undefined) request.resolve(message.body);
+    else request.reject(new Error(message.error ?? 'no metrics from the primary'));
+  });
+  return () =>
+    new Promise<string>((resolve, reject) => {
+      const id = next++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error('the primary did not answer with the workers’ metrics'));
+      }, METRICS_WAIT_MS);
+      timer.unref();
+      const settle =
+        <T>(done: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          done(value);
+        };
+      waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      const request: MetricsRequest = { pulsegateMetrics: id };
+      process.send!(request);
+    });
+}
+
+/** In the primary: answers each worker's request for the whole server's metrics. */
+function answerMetricsRequests(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: Partial<MetricsRequest>) => {
+    const id = message?.pulsegateMetrics;
+    if (typeof id !== 'number') return;
+    const answer = (reply: Omit<MetricsAnswer, 'pulsegateMetricsOf'>) => {
+      // The asking worker may have died meanwhile: its scrape died with it.
+      if (worker.isConnected()) worker.send({ pulsegateMetricsOf: id, ...reply });
+    };
+    aggregator.clusterMetrics().then(
+      (body) => answer({ body }),
+      (error: Error) => answer({ error: error.message }),
+    );
+  });
+}
 
 /** Whether this process is a worker the primary forked. */
 export function isWorker(): boolean {
@@ -66,6 +142,7 @@ export function superviseWorkers(count: number, onListening: () => void): Promis
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+    answerMetricsRequests();
 
     cluster.on('listening', (worker) => {
       listening.add(worker);

@@ -46,8 +46,16 @@ export function operationsEndpoints(services: Services) {
       if (!allowed(request.socket.remoteAddress ?? '')) {
         return sendJson(reply, 404, { message: '404 Not Found' });
       }
-      const { contentType, body } = await services.metrics.render();
-      return reply.code(200).header('content-type', contentType).send(body);
+      let scraped: { contentType: string; body: string };
+      try {
+        scraped = await services.metrics.render();
+      } catch (error) {
+        // With several workers a scrape needs all of them (cli/workers.ts): one that does not
+        // answer in time fails this scrape, which Prometheus records, rather than a partial sum.
+        request.log.warn({ err: error }, 'metrics: the scrape could not be gathered');
+        return sendJson(reply, 503, { message: '503 Service Unavailable' });
+      }
+      return reply.code(200).header('content-type', scraped.contentType).send(scraped.body);
     });
   };
 }

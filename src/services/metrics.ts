@@ -35,6 +35,11 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry();
+  /**
+   * How a scrape is answered: this registry's text, or (a worker of `serve --workers N`, see
+   * cli/workers.ts) every worker's, aggregated by the primary.
+   */
+  private gather: () => Promise<string> = () => this.registry.metrics();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route' | 'status'>;
   private readonly lookups: Counter<'cache' | 'result'>;
@@ -85,7 +90,7 @@ export class PrometheusMetrics implements Metrics {
     }
     new Gauge({
       name: 'pulsegate_db_pool_connections',
-      help: 'Database connections by state (PostgreSQL pool: total, idle, waiting, max; SQLite: one embedded connection)',
+      help: 'Database connections by state (PostgreSQL pool: total, idle, waiting, max; SQLite: one embedded connection), summed over the server’s worker processes',
       labelNames: ['state'],
       registers,
       collect() {
@@ -104,6 +109,8 @@ export class PrometheusMetrics implements Metrics {
       name: 'pulsegate_events_newest_id',
       help: 'The highest event id in the database: events are only appended, so rate() of this is the event rate',
       registers,
+      // Every worker reads the same database: their values are one value, not parts of a sum.
+      aggregator: 'max',
       async collect() {
         this.set(await store.events.newestId());
       },
@@ -133,7 +140,12 @@ export class PrometheusMetrics implements Metrics {
     series.latency.observe(seconds);
   }
 
+  /** Answers scrapes with `gather`'s text instead of this registry's (set once, at start). */
+  gatherWith(gather: () => Promise<string>): void {
+    this.gather = gather;
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: await this.gather() };
   }
 }

@@ -136,6 +136,21 @@ describe('/-/metrics is only for PULSEGATE_METRICS_ALLOW', () => {
     }
   });
 
+  it('answers 503 in the API shape when the scrape cannot be gathered (a worker did not answer)', async () => {
+    const server = await startServer();
+    try {
+      server.services.metrics.gatherWith(() =>
+        Promise.reject(new Error('the primary did not answer with the workers’ metrics')),
+      );
+      const res = await call(server.url, '/-/metrics');
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get('content-type'), 'application/json');
+      assert.equal(res.text, '{"message":"503 Service Unavailable"}');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('defaults to loopback and refuses entries that are not addresses or blocks', () => {
     assert.deepEqual(loadConfig({}, {}).metricsAllow, ['127.0.0.1', '::1']);
     assert.deepEqual(
