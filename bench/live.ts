@@ -76,6 +76,8 @@ interface SetupResult {
   costRatios: Map<string, number>;
   latency: Record<string, number>;
   peakRss: number;
+  /** Per load: which cache answered how much of it (see `countLookups`), median over samples. */
+  caches: Map<string, string>;
   writesPerSecond: Record<string, number>;
 }
 
@@ -178,6 +180,18 @@ async function main() {
     ),
   ]);
   console.log(table([header, ...rows]));
+  console.log(
+    '\nWhat the caches answered (from /-/metrics, every worker’s): the share of requests a cache ' +
+      'answered and, under writes, how many answers it had to compute again per event written:',
+  );
+  console.log(
+    table([
+      header,
+      ...names
+        .filter((name) => name !== BASELINE)
+        .map((name) => [name, ...results.map((r) => r.caches.get(name) ?? 'n/a')]),
+    ]),
+  );
   // The bare route's rate is often the load generator's (one core for autocannon, which then runs
   // at 80-100% while the bare server idles at 70-80%); CPU time per request is the server's own.
   console.log(
@@ -214,6 +228,7 @@ async function main() {
           samples: Object.fromEntries(r.samples),
           ratios: Object.fromEntries(r.ratios),
           costRatios: Object.fromEntries(r.costRatios),
+          caches: Object.fromEntries(r.caches),
         })),
       },
       null,
@@ -399,6 +414,7 @@ async function runSetup(
       server.child.pid!,
       ...(setup.url.startsWith('postgres') ? postmaster() : []),
     ];
+    const lookups = countLookups(server.url);
     const loads: Load[] = [
       { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers, servers },
       ...WRITE_RATES.map((rate) => ({
@@ -441,7 +457,7 @@ async function runSetup(
     }, 250);
     const { samples, ratios, costRatios } = await paired(
       bare,
-      loads,
+      loads.map(lookups.around),
       {
         rounds: options.rounds,
         seconds: options.seconds,
@@ -490,7 +506,16 @@ async function runSetup(
       await cold.stop();
     }
     for (const [name, ms] of Object.entries(latency)) console.log(`  ${name}: ${ms.toFixed(2)} ms`);
-    return { setup, samples, ratios, costRatios, latency, peakRss, writesPerSecond };
+    return {
+      setup,
+      samples,
+      ratios,
+      costRatios,
+      latency,
+      peakRss,
+      writesPerSecond,
+      caches: lookups.summary(),
+    };
   } finally {
     await writer.stop();
     await server.stop();
@@ -557,6 +582,80 @@ function treeRss(pid: number | undefined): number {
   let total = rssMb(pid) ?? 0;
   for (const child of childrenOf(pid)) total += rssMb(child) ?? 0;
   return total;
+}
+
+/**
+ * Cache lookups and the newest event id, read from the server's `/-/metrics` (the whole server's:
+ * with workers, their primary sums them) around each sample of a load, outside its CPU window.
+ * For each load it reports the cache that saw the most lookups: the share it answered, and under
+ * writes how many misses each new event caused (the listings a write made compute again).
+ */
+function countLookups(base: string) {
+  const read = async () => {
+    const text = await (await fetch(`${base}/-/metrics`)).text();
+    const counts = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      const lookup = /^pulsegate_cache_lookups_total\{(.*)\} (\d+)$/.exec(line);
+      if (lookup) {
+        const cache = /cache="(\w+)"/.exec(lookup[1]!)![1]!;
+        const result = /result="(\w+)"/.exec(lookup[1]!)![1]!;
+        counts.set(`${cache} ${result}`, Number(lookup[2]));
+      }
+      const newest = /^pulsegate_events_newest_id (\d+)$/.exec(line);
+      if (newest) counts.set('newest', Number(newest[1]));
+    }
+    return counts;
+  };
+  const samples = new Map<string, Array<{ cache: string; share: number; perWrite?: number }>>();
+  return {
+    around(load: Load): Load {
+      let start = new Map<string, number>();
+      return {
+        ...load,
+        before: async () => {
+          await load.before?.();
+          start = await read();
+        },
+        after: async () => {
+          const end = await read();
+          await load.after?.();
+          const delta = (key: string) => (end.get(key) ?? 0) - (start.get(key) ?? 0);
+          let best: { cache: string; hits: number; misses: number } | undefined;
+          for (const cache of ['response', 'rest_page', 'graphql_result', 'graphql_window']) {
+            const hits = delta(`${cache} hit`);
+            const misses = delta(`${cache} miss`);
+            if (!best || hits + misses > best.hits + best.misses) best = { cache, hits, misses };
+          }
+          if (!best || best.hits + best.misses === 0) return;
+          const writes = delta('newest');
+          const list = samples.get(load.name) ?? [];
+          list.push({
+            cache: best.cache,
+            share: best.hits / (best.hits + best.misses),
+            ...(writes > 0 ? { perWrite: best.misses / writes } : {}),
+          });
+          samples.set(load.name, list);
+        },
+      };
+    },
+    summary(): Map<string, string> {
+      const out = new Map<string, string>();
+      for (const [name, all] of samples) {
+        // The first sample of each load is its warm-up (`paired` runs those first): not quoted.
+        const list = all.length > 1 ? all.slice(1) : all;
+        const share = median(list.map((s) => s.share));
+        const perWrite = list.every((s) => s.perWrite !== undefined)
+          ? median(list.map((s) => s.perWrite!))
+          : undefined;
+        out.set(
+          name,
+          `${list[0]!.cache} ${(share * 100).toFixed(1)}%` +
+            (perWrite === undefined ? '' : `, ${perWrite.toFixed(1)} misses a write`),
+        );
+      }
+      return out;
+    },
+  };
 }
 
 /** The writer process (bench/live-writer.ts), on the load core: its rate is set per load. */
