@@ -62,8 +62,8 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);
     const resolved = await activity.resolve(source, filter, viewer);
-    const mark = await activity.mark(resolved);
-    const remark = () => activity.remark(resolved);
+    const mark = await activity.mark(resolved, page);
+    const remark = () => activity.remark(resolved, page);
     const list = { kind: KIND, revision, viewer, mark, remark };
     if (await answerIfNotModified(services, request, reply, list)) return reply;
     const listing = await activity.listPage(resolved, page);

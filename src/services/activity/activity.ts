@@ -7,7 +7,7 @@
 import { CONTRIBUTIONS } from '../../domain/activity-tabs.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
-import { reportedTotal } from '../../domain/pagination.js';
+import { type OffsetPage, reportedTotal } from '../../domain/pagination.js';
 import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
 import type { EventQuery } from '../../store/events.js';
 import type { ProjectRow, UserRow } from '../../store/schema.js';
@@ -185,15 +185,15 @@ export class ActivityService {
    * What the listing's answer is a function of, as of now (listing-cache.ts `mark`): equal marks
    * mean equal answers, so faces build version tags (ETags, kept responses) from it.
    */
-  async mark(listing: ResolvedListing): Promise<string> {
-    const { mark, snapshot } = await this.listings.cache.mark(listing.query);
+  async mark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
+    const { mark, snapshot } = await this.listings.cache.mark(listing.query, pageBounds(page));
     listing.snapshot = snapshot;
     return mark;
   }
 
   /** The listing's mark as of now, leaving its snapshot as it was (a kept answer's check). */
-  async remark(listing: ResolvedListing): Promise<string> {
-    return (await this.listings.cache.mark(listing.query)).mark;
+  async remark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
+    return (await this.listings.cache.mark(listing.query, pageBounds(page))).mark;
   }
 
   /** The same for answers that may read any listing (GraphQL): it moves on every append. */
@@ -219,15 +219,12 @@ export class ActivityService {
   }
 
   /** Offset pagination as REST serves it. */
-  async listPage(
-    listing: ResolvedListing,
-    page: { page: number; perPage: number },
-  ): Promise<OffsetListing> {
+  async listPage(listing: ResolvedListing, page: OffsetPage): Promise<OffsetListing> {
     const unbounded = listing.query;
     if (!unbounded) return { events: [], total: 0, hasNext: false };
     const { cache } = this.listings;
     const { entry, q } = await cache.entry(unbounded, listing.snapshot);
-    const offset = (page.page - 1) * page.perPage;
+    const { offset } = pageBounds(page);
     const pageKey = `${offset}:${page.perPage}`;
     let cached = entry.pages?.get(pageKey);
     if (entry.pages) this.metrics.cacheLookup('rest_page', cached !== undefined);
@@ -312,4 +309,11 @@ function projectQuery(
     filter,
     viewer,
   };
+}
+
+/** Where a REST page starts in its listing, and how many rows it holds. */
+function pageBounds(page: OffsetPage): { offset: number; limit: number };
+function pageBounds(page: OffsetPage | undefined): { offset: number; limit: number } | undefined;
+function pageBounds(page: OffsetPage | undefined) {
+  return page && { offset: (page.page - 1) * page.perPage, limit: page.perPage };
 }

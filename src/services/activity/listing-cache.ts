@@ -112,8 +112,7 @@ export class ListingCache {
   async entry(q: EventQuery, at?: ListingSnapshot): Promise<{ entry: Entry; q: EventQuery }> {
     const snapshot = at ?? (await this.clock.current());
     const key = listingKey(q);
-    const epoch =
-      q.source.kind === 'project' ? (snapshot.epochs.get(q.source.projectId) ?? 0) : snapshot.epoch;
+    const epoch = this.epochOf(q, snapshot);
     let entry = this.entries.get(key);
     if (entry && (entry.epoch !== epoch || entry.deletions !== snapshot.deletions)) {
       this.metrics.listingRefresh('rebuilt');
@@ -146,16 +145,60 @@ export class ListingCache {
    * stand, and the floor is part of the mark) and those up to `last`. A snapshot older than the
    * floor (the feed started over meanwhile) falls back to its head, which is always exact. A
    * listing empty by rule (null: a private profile) is a function of the version alone.
+   *
+   * Given a REST page's bounds, a page that appends cannot change (`appendsLeaveAsItIs`) gets a
+   * mark without the feed's part: it stands while new events arrive.
    */
-  async mark(q: EventQuery | null): Promise<{ mark: string; snapshot: ListingSnapshot }> {
+  async mark(
+    q: EventQuery | null,
+    page?: { offset: number; limit: number },
+  ): Promise<{ mark: string; snapshot: ListingSnapshot }> {
     const snapshot = await this.clock.current();
     if (!q) return { mark: `${snapshot.version}:empty`, snapshot };
+    const epoch = this.epochOf(q, snapshot);
+    if (page && this.appendsLeaveAsItIs(q, page, snapshot, epoch)) {
+      return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc`, snapshot };
+    }
     const members = await this.memberIds(q);
     // Read together, with no wait in between: the feed may start over at any wait.
     const floor = this.clock.floor;
     const last =
       snapshot.id < floor ? `h${snapshot.id}` : Math.min(this.lastChange(q, members), snapshot.id);
     return { mark: `${snapshot.version}:${snapshot.deletions}:${floor}:${last}`, snapshot };
+  }
+
+  /**
+   * Whether events appended from now on leave this REST page's answer exactly as it is, so its
+   * mark need not follow them: an oldest-first page (appended events sort after every row it
+   * has) of a listing counted past MAX_COUNT under the snapshot's epoch and deletions, ending
+   * within MAX_COUNT. Its total is not reported (GitLab omits it past the cap) and it has a next
+   * page; appends only add rows, so both stay so, and so do its rows. Whatever else could change
+   * the answer moves a part of this mark: what events show (the version), deletions, and
+   * visibility or membership (the epoch, which the version moves with too). A sync client walking
+   * a big project from its first event keeps its 304s, and a write recomputes none of these pages.
+   */
+  private appendsLeaveAsItIs(
+    q: EventQuery,
+    page: { offset: number; limit: number },
+    snapshot: ListingSnapshot,
+    epoch: number,
+  ): boolean {
+    if (q.filter.sort !== 'asc' || page.offset + page.limit > MAX_COUNT) return false;
+    const entry = this.entries.get(listingKey(q));
+    return (
+      entry !== undefined &&
+      entry.epoch === epoch &&
+      entry.deletions === snapshot.deletions &&
+      entry.count !== undefined &&
+      entry.count > MAX_COUNT
+    );
+  }
+
+  /** The epoch a listing's entry is built under: its project's, or all projects'. */
+  private epochOf(q: EventQuery, snapshot: ListingSnapshot): number {
+    return q.source.kind === 'project'
+      ? (snapshot.epochs.get(q.source.projectId) ?? 0)
+      : snapshot.epoch;
   }
 
   /** The same for anything that may read any listing (GraphQL): every append moves it. */
