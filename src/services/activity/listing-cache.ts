@@ -155,8 +155,8 @@ export class ListingCache {
   ): Promise<{ mark: string; snapshot: ListingSnapshot }> {
     const snapshot = await this.clock.current();
     if (!q) return { mark: `${snapshot.version}:empty`, snapshot };
-    const epoch = this.epochOf(q, snapshot);
-    if (page && this.appendsLeaveAsItIs(q, page, snapshot, epoch)) {
+    const epoch = page ? this.appendsLeaveAsItIs(q, page, snapshot) : null;
+    if (epoch !== null) {
       return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc`, snapshot };
     }
     const members = await this.memberIds(q);
@@ -168,8 +168,8 @@ export class ListingCache {
   }
 
   /**
-   * Whether events appended from now on leave this REST page's answer exactly as it is, so its
-   * mark need not follow them: an oldest-first page (appended events sort after every row it
+   * The epoch under which events appended from now on leave this REST page's answer exactly as it
+   * is (null when they may not), so its mark need not follow them: an oldest-first page (appended events sort after every row it
    * has) of a listing counted past MAX_COUNT under the snapshot's epoch and deletions, ending
    * within MAX_COUNT. Its total is not reported (GitLab omits it past the cap) and it has a next
    * page; appends only add rows, so both stay so, and so do its rows. Whatever else could change
@@ -181,17 +181,17 @@ export class ListingCache {
     q: EventQuery,
     page: { offset: number; limit: number },
     snapshot: ListingSnapshot,
-    epoch: number,
-  ): boolean {
-    if (q.filter.sort !== 'asc' || page.offset + page.limit > MAX_COUNT) return false;
+  ): number | null {
+    if (q.filter.sort !== 'asc' || page.offset + page.limit > MAX_COUNT) return null;
     const entry = this.entries.get(listingKey(q));
-    return (
+    const epoch = this.epochOf(q, snapshot);
+    const counted =
       entry !== undefined &&
       entry.epoch === epoch &&
       entry.deletions === snapshot.deletions &&
       entry.count !== undefined &&
-      entry.count > MAX_COUNT
-    );
+      entry.count > MAX_COUNT;
+    return counted ? epoch : null;
   }
 
   /** The epoch a listing's entry is built under: its project's, or all projects'. */
