@@ -65,13 +65,17 @@ export function metricsOfEveryWorker(registry: Registry): () => Promise<string> 
   // Constructing one is what makes a worker answer the primary's requests for its metrics.
   new AggregatorRegistry();
   let next = 0;
-  const waiting = new Map<number, { resolve(body: string): void; reject(error: Error): void }>();
+  const waiting = new Map<
+    number,
+    { resolve(body: string): void; reject(error: Error): void; timer: NodeJS.Timeout }
+  >();
   process.on('message', (message: Partial<MetricsAnswer>) => {
     const id = message?.pulsegateMetricsOf;
     if (id === undefined) return;
     const request = waiting.get(id);
     if (!request) return;
     waiting.delete(id);
+    clearTimeout(request.timer);
     if (message.body !== undefined) request.resolve(message.body);
     else request.reject(new Error(message.error ?? 'no metrics from the primary'));
   });
@@ -83,13 +87,7 @@ export function metricsOfEveryWorker(registry: Registry): () => Promise<string> 
         reject(new Error('the primary did not answer with the workers’ metrics'));
       }, METRICS_WAIT_MS);
       timer.unref();
-      const settle =
-        <T>(done: (value: T) => void) =>
-        (value: T) => {
-          clearTimeout(timer);
-          done(value);
-        };
-      waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      waiting.set(id, { resolve, reject, timer });
       const request: MetricsRequest = { pulsegateMetrics: id };
       process.send!(request);
     });

@@ -186,14 +186,17 @@ export class ActivityService {
    * mean equal answers, so faces build version tags (ETags, kept responses) from it.
    */
   async mark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
-    const { mark, snapshot } = await this.listings.cache.mark(listing.query, pageBounds(page));
+    const { mark, snapshot } = await this.listings.cache.mark(
+      listing.query,
+      page && pageBounds(page),
+    );
     listing.snapshot = snapshot;
     return mark;
   }
 
   /** The listing's mark as of now, leaving its snapshot as it was (a kept answer's check). */
   async remark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
-    return (await this.listings.cache.mark(listing.query, pageBounds(page))).mark;
+    return (await this.listings.cache.mark(listing.query, page && pageBounds(page))).mark;
   }
 
   /** The same for answers that may read any listing (GraphQL): it moves on every append. */
@@ -224,8 +227,8 @@ export class ActivityService {
     if (!unbounded) return { events: [], total: 0, hasNext: false };
     const { cache } = this.listings;
     const { entry, q } = await cache.entry(unbounded, listing.snapshot);
-    const { offset } = pageBounds(page);
-    const pageKey = `${offset}:${page.perPage}`;
+    const { offset, limit } = pageBounds(page);
+    const pageKey = `${offset}:${limit}`;
     let cached = entry.pages?.get(pageKey);
     if (entry.pages) this.metrics.cacheLookup('rest_page', cached !== undefined);
     if (cached?.shift) {
@@ -312,8 +315,6 @@ function projectQuery(
 }
 
 /** Where a REST page starts in its listing, and how many rows it holds. */
-function pageBounds(page: OffsetPage): { offset: number; limit: number };
-function pageBounds(page: OffsetPage | undefined): { offset: number; limit: number } | undefined;
-function pageBounds(page: OffsetPage | undefined) {
-  return page && { offset: (page.page - 1) * page.perPage, limit: page.perPage };
+function pageBounds(page: OffsetPage): { offset: number; limit: number } {
+  return { offset: (page.page - 1) * page.perPage, limit: page.perPage };
 }
