@@ -144,6 +144,9 @@ export class LiveActivity {
       throw new Error('a memberships stream needs a viewer');
     }
     const start = await this.store.events.newestId();
+    // Rounds without streams skip the database, so the horizon may be old: nobody needs the
+    // events below this stream's start.
+    if (this.groups.size === 0) this.horizon = Math.max(this.horizon, start);
     const key = groupKey(request);
     let group = this.groups.get(key);
     if (!group) {
@@ -185,10 +188,9 @@ export class LiveActivity {
   }
 
   private async round(): Promise<void> {
-    if (this.groups.size === 0) {
-      this.horizon = Math.max(this.horizon, await this.store.events.newestId());
-      return;
-    }
+    // No streams: nothing to read. The first subscription brings the horizon forward itself, so
+    // an idle server asks the database nothing on the recheck and fallback timers.
+    if (this.groups.size === 0) return;
     const rows: NewEventRow[] = [];
     for (;;) {
       const batch = await this.store.events.appendedAfter(rows.at(-1)?.id ?? this.horizon, SCAN);
@@ -213,7 +215,7 @@ export class LiveActivity {
         this.report(error);
       }
     }
-    this.horizon = newest;
+    this.horizon = Math.max(this.horizon, newest);
   }
 
   /** Reads the group's listing after its slowest stream and hands the events out. */
