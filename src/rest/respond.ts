@@ -4,8 +4,8 @@ import type { FastifyReply } from 'fastify';
 const serialized = new WeakMap<readonly unknown[], Buffer>();
 
 /**
- * A list presenter that also remembers each item's JSON, per item object, when `remember` (the
- * page cache is on): pages a write pushed down share most of their items with the pages they
+ * A list presenter that also remembers each item's JSON bytes, per item object, when `remember`
+ * (the page cache is on): pages a write pushed down share most of their items with the pages they
  * replace, so serializing them again costs the new items only. Without the page cache every item
  * is new, and a WeakMap entry per short-lived item would only add garbage-collection work. The
  * presenter must be created once (per route), not per request.
@@ -13,27 +13,43 @@ const serialized = new WeakMap<readonly unknown[], Buffer>();
 export function itemJson<T extends object>(
   present: (item: T) => unknown,
   remember: boolean,
-): (item: T) => string {
-  if (!remember) return (item) => JSON.stringify(present(item));
-  const known = new WeakMap<T, string>();
+): (item: T) => Buffer {
+  if (!remember) return (item) => Buffer.from(JSON.stringify(present(item)), 'utf8');
+  const known = new WeakMap<T, Buffer>();
   return (item) => {
     let json = known.get(item);
     if (json === undefined) {
-      json = JSON.stringify(present(item));
+      json = Buffer.from(JSON.stringify(present(item)), 'utf8');
       known.set(item, json);
     }
     return json;
   };
 }
 
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/**
+ * Sends a JSON array of the items' bytes. The array is copied together from each item's bytes
+ * rather than joined as a string and encoded again: a page a write pushed down is new bytes
+ * around mostly remembered items, and encoding the joined string was most of what it cost (22 µs
+ * against 4 µs for 20 events, 90 against 13 for 100, measured in one loop).
+ */
 export function sendJsonList<T>(
   reply: FastifyReply,
   items: readonly T[],
-  json: (item: T) => string,
+  json: (item: T) => Buffer,
 ): FastifyReply {
   let body = serialized.get(items);
   if (!body) {
-    body = Buffer.from(`[${items.map(json).join(',')}]`, 'utf8');
+    const parts: Buffer[] = [OPEN];
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) parts.push(COMMA);
+      parts.push(json(items[i]!));
+    }
+    parts.push(CLOSE);
+    body = Buffer.concat(parts);
     serialized.set(items, body);
   }
   return reply.code(200).header('content-type', 'application/json').send(body);
