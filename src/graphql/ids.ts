@@ -3,6 +3,7 @@
  * base64url text so clients treat them as opaque; decoding is strict (one canonical spelling), so
  * a tampered value is rejected instead of silently meaning something else.
  */
+import { isRowId } from '../domain/ids.js';
 
 export const NODE_TYPES = [
   'User',
@@ -43,7 +44,7 @@ export function fromGlobalId(value: string): { type: NodeTypeName; id: number } 
   const match = text === null ? GITLAB_GID.exec(value) : GID.exec(text);
   if (!match) return null;
   const id = Number(match[2]);
-  return Number.isSafeInteger(id) ? { type: match[1] as NodeTypeName, id } : null;
+  return isRowId(id) ? { type: match[1] as NodeTypeName, id } : null;
 }
 
 /** A keyset cursor: the event id the page continues from (ordering is by id in both sorts). */
@@ -56,7 +57,7 @@ export function decodeCursor(value: string): number | null {
   const match = text === null ? null : CURSOR.exec(text);
   if (!match) return null;
   const id = Number(match[1]);
-  return Number.isSafeInteger(id) ? id : null;
+  return isRowId(id) ? id : null;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 } from '../domain/errors.js';
 import type { ContentOps } from '../services/content/ops.js';
 import type { GraphQLContext } from './context.js';
+import { isRowId } from '../domain/ids.js';
 
 export interface MutationPayload {
   errors: string[];
@@ -85,6 +86,6 @@ const IID = /^[1-9]\d{0,15}$/;
 /** GitLab's `iid: String!`: a number as text; anything else names no object (NOT_FOUND). */
 export function iidOf(value: string, resource: 'Issue' | 'Merge Request'): number {
   const iid = IID.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(iid)) throw new NotFoundError(resource);
+  if (!isRowId(iid)) throw new NotFoundError(resource);
   return iid;
 }

@@ -14,6 +14,7 @@ import { actionCode } from '../domain/vocabulary.js';
 import type { RowVersion, TurnReading } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
+import { MAX_ID } from '../domain/ids.js';
 
 /** Where the events come from. */
 export type EventSource =
@@ -93,6 +94,23 @@ interface Walk {
   offset?: number;
   idsOnly?: boolean;
   unordered?: boolean;
+}
+
+/**
+ * A walk's bounds as conditions on ids in the stored range (domain/ids.ts): a cursor or an id from
+ * a client may lie beyond it, and PostgreSQL refuses such a number for an integer column. Beyond
+ * the range a bound means the same as at its end (`id > 2^40` matches what `id > MAX_ID` does).
+ */
+function lowerBound(b: { id: number; inclusive: boolean }): ['>' | '>=', number] {
+  if (b.id > MAX_ID) return ['>', MAX_ID];
+  if (b.id < 0) return ['>=', 0];
+  return [b.inclusive ? '>=' : '>', b.id];
+}
+
+function upperBound(b: { id: number; inclusive: boolean }): ['<' | '<=', number] {
+  if (b.id > MAX_ID) return ['<=', MAX_ID];
+  if (b.id < 0) return ['<', 0];
+  return [b.inclusive ? '<=' : '<', b.id];
 }
 
 /** Any bound: a count's events above the reader's head are the few committed since it read it. */
@@ -420,8 +438,8 @@ export class EventStore {
       'e',
       EventRow
     >;
-    if (w.lower) query = query.where('e.id', w.lower.inclusive ? '>=' : '>', w.lower.id);
-    if (w.upper) query = query.where('e.id', w.upper.inclusive ? '<=' : '<', w.upper.id);
+    if (w.lower) query = query.where('e.id', ...lowerBound(w.lower));
+    if (w.upper) query = query.where('e.id', ...upperBound(w.upper));
     return query;
   }
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
 import { ENGINES, codes, raw } from './client.js';
 
 interface Seeded {
@@ -208,6 +209,68 @@ for (const dialect of DIALECTS) {
             'exactly one of id or username must be given',
           ],
         );
+      });
+
+      it('answers ids and cursors beyond the 32-bit id range as not found or bad input', async () => {
+        // PostgreSQL's id columns are 32-bit: such a number used to reach it and fail (a 500).
+        const big = 2 ** 31;
+        for (const type of ['User', 'Project', 'Event', 'Issue', 'Note'] as const) {
+          for (const id of [toGlobalId(type, big), `gid://gitlab/${type}/${big}`]) {
+            const res = await node(id, s.alice);
+            assert.deepEqual(
+              codes(res.body),
+              ['BAD_USER_INPUT'],
+              `${id}: ${JSON.stringify(res.body)}`,
+            );
+          }
+        }
+        // The largest id is a valid one that names nothing.
+        const last = await node(toGlobalId('Issue', 2 ** 31 - 1), s.alice);
+        assert.deepEqual(last.body, { data: { node: null } });
+        const lookups = await raw<{ user: null; project: null }>(
+          server.url,
+          `{ user(id: "${big}") { id } project(idOrPath: "${big}") { id } }`,
+          undefined,
+          { token: s.alice },
+        );
+        assert.deepEqual(codes(lookups.body), ['NOT_FOUND', 'NOT_FOUND']);
+        const events = (args: string) =>
+          raw<{
+            project: {
+              events: {
+                nodes: unknown[];
+                pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean };
+              };
+            };
+          }>(
+            server.url,
+            `{ project(idOrPath: "${s.publicId}") { events(${args}) { nodes { id } pageInfo { hasNextPage hasPreviousPage } } } }`,
+            undefined,
+            { token: s.alice },
+          );
+        for (const args of [
+          `first: 1, after: "${encodeCursor(big)}"`,
+          `last: 1, before: "${encodeCursor(big)}"`,
+        ]) {
+          assert.deepEqual(codes((await events(args)).body), ['BAD_USER_INPUT'], args);
+        }
+        // The largest cursor is a valid one. Newest first, every event lies after it and none
+        // before it.
+        const afterLast = await events(`first: 1, after: "${encodeCursor(2 ** 31 - 1)}"`);
+        assert.equal(afterLast.body.errors, undefined);
+        assert.equal(afterLast.body.data!.project.events.nodes.length, 1);
+        assert.deepEqual(afterLast.body.data!.project.events.pageInfo, {
+          hasNextPage: true,
+          hasPreviousPage: false,
+        });
+        const beforeLast = await events(`first: 1, before: "${encodeCursor(2 ** 31 - 1)}"`);
+        assert.deepEqual(beforeLast.body, {
+          data: {
+            project: {
+              events: { nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } },
+            },
+          },
+        });
       });
     });
   }

@@ -79,6 +79,9 @@ for (const dialect of DIALECTS) {
       for (const id of [
         'nobody',
         '999999',
+        // Beyond PostgreSQL's 32-bit ids, within JavaScript's safe integers: once a 500 there.
+        '2147483648',
+        '9007199254740991',
         '99999999999999999999999',
         '4242',
         '%20',
@@ -125,12 +128,16 @@ for (const dialect of DIALECTS) {
         '-1',
         '999999',
         '1e3',
+        '2147483648',
+        '9007199254740991',
         '99999999999999999999999',
       ]) {
-        const res = await get(server.url, `/api/v4/projects/${id}/events`, token);
-        assert.equal(res.status, 404, id);
-        assert.equal(res.headers.get('content-type'), 'application/json');
-        assert.equal(res.text, PROJECT_404, id);
+        for (const path of [`/api/v4/projects/${id}/events`, `/api/v4/projects/${id}`]) {
+          const res = await get(server.url, path, token);
+          assert.equal(res.status, 404, path);
+          assert.equal(res.headers.get('content-type'), 'application/json');
+          assert.equal(res.text, PROJECT_404, path);
+        }
       }
       for (const path of [
         '/api/v4/projects/group/sub/proj/events',

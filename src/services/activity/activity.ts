@@ -20,6 +20,7 @@ import { ListingCache, remember, seek } from './listing-cache.js';
 import { ListingClock, type ListingSnapshot } from './listing-clock.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import { type ProjectView, type UserView, projectView, userView } from '../views.js';
+import { isRowId } from '../../domain/ids.js';
 
 export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow } from './event-listing.js';
@@ -105,7 +106,7 @@ export class ActivityService {
 
   private async findUserRow(idOrUsername: string): Promise<UserRow> {
     const user = NUMERIC_ID.test(idOrUsername)
-      ? Number.isSafeInteger(Number(idOrUsername))
+      ? isRowId(Number(idOrUsername))
         ? await this.store.users.byId(Number(idOrUsername))
         : undefined
       : await this.store.users.byUsername(idOrUsername);
@@ -118,7 +119,7 @@ export class ActivityService {
     let project: ProjectRow | undefined;
     if (SIGNED_NUMERIC_ID.test(idOrPath)) {
       const id = Number(idOrPath);
-      project = Number.isSafeInteger(id) ? await this.store.projects.byId(id) : undefined;
+      project = isRowId(id) ? await this.store.projects.byId(id) : undefined;
     } else if (idOrPath.includes('/')) {
       project = await this.store.projects.byFullPath(idOrPath);
     }

@@ -11,6 +11,7 @@ import type { Store } from '../../store/store.js';
 import type { Viewer } from '../../domain/visibility.js';
 import { type UserView, userView } from '../views.js';
 import type { EventRecorder } from './recorder.js';
+import { isRowId } from '../../domain/ids.js';
 
 /** Who is writing: a signed-in user (the token's owner). */
 export interface Actor {
@@ -68,7 +69,7 @@ export class Ops {
     let project: ProjectRow | undefined;
     if (SIGNED_NUMERIC_ID.test(key)) {
       const id = Number(key);
-      project = Number.isSafeInteger(id) ? await this.store.projects.byId(id) : undefined;
+      project = isRowId(id) ? await this.store.projects.byId(id) : undefined;
     } else if (key.includes('/')) {
       project = await this.store.projects.byFullPath(key);
     }

@@ -26,6 +26,7 @@ import {
 } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
 import type { Page } from './members.js';
+import { isRowId } from '../../domain/ids.js';
 
 export interface IssueDetail {
   issue: IssueView;
@@ -172,9 +173,7 @@ export class IssueOps extends Ops {
 
   /** The issue, if this reader may see it; unknown and hidden issues are both 404. */
   async readable(access: ProjectAccess, iid: number): Promise<IssueRow> {
-    const row = Number.isSafeInteger(iid)
-      ? await this.store.issues.byIid(access.project.id, iid)
-      : undefined;
+    const row = isRowId(iid) ? await this.store.issues.byIid(access.project.id, iid) : undefined;
     const viewer = this.context.actor?.viewer ?? null;
     if (
       !row ||

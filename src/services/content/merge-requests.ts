@@ -34,6 +34,7 @@ import {
 } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
 import type { IssueListQuery } from './issues.js';
+import { isRowId } from '../../domain/ids.js';
 
 export interface MergeRequestDetail {
   mergeRequest: MergeRequestView;
@@ -244,7 +245,7 @@ export class MergeRequestOps extends Ops {
   }
 
   async find(access: ProjectAccess, iid: number): Promise<MergeRequestRow> {
-    const row = Number.isSafeInteger(iid)
+    const row = isRowId(iid)
       ? await this.store.mergeRequests.byIid(access.project.id, iid)
       : undefined;
     if (!row) throw new NotFoundError('Merge Request');

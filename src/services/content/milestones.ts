@@ -15,6 +15,7 @@ import type { MilestoneRow } from '../../store/schema.js';
 import { type MilestoneView, milestoneView } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
 import type { Page } from './members.js';
+import { isRowId } from '../../domain/ids.js';
 
 export interface NewMilestone {
   title: string;
@@ -106,7 +107,7 @@ export class MilestoneOps extends Ops {
   }
 
   private async find(access: ProjectAccess, id: number): Promise<MilestoneRow> {
-    const row = Number.isSafeInteger(id)
+    const row = isRowId(id)
       ? await this.store.milestones.inProject(access.project.id, id)
       : undefined;
     if (!row) throw new NotFoundError('Milestone');

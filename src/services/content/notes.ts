@@ -12,6 +12,7 @@ import { Ops, type ProjectAccess } from './context.js';
 import { IssueOps } from './issues.js';
 import type { Page } from './members.js';
 import { MergeRequestOps } from './merge-requests.js';
+import { isRowId } from '../../domain/ids.js';
 
 /** What a note hangs on, as the REST paths name it. */
 export type NoteableRef =
@@ -107,7 +108,7 @@ export class NoteOps extends Ops {
 
   /** A project snippet: in this project, and readable (private ones for members only). */
   private async snippet(access: ProjectAccess, id: number): Promise<SnippetRow> {
-    const [snippet] = Number.isSafeInteger(id) ? await this.store.content.snippets([id]) : [];
+    const [snippet] = isRowId(id) ? await this.store.content.snippets([id]) : [];
     const viewer = this.context.actor?.viewer ?? null;
     const readable =
       snippet !== undefined &&

@@ -15,6 +15,7 @@ import { type Actor, Ops } from '../content/context.js';
 import { enqueueDeliveries, eventBody } from './outbox.js';
 import { type DeliveryView, type HookView, deliveryView, hookView, testTrigger } from './views.js';
 import { type WorkerOptions, WebhookWorker } from './worker.js';
+import { isRowId } from '../../domain/ids.js';
 
 /** A hook as created or changed: only what was given is set. */
 export interface HookInput {
@@ -70,9 +71,7 @@ export class WebhookService {
   }
 
   private async hookRow(projectId: number, hookId: number): Promise<ProjectHookRow> {
-    const hook = Number.isSafeInteger(hookId)
-      ? await this.store.webhooks.hook(projectId, hookId)
-      : undefined;
+    const hook = isRowId(hookId) ? await this.store.webhooks.hook(projectId, hookId) : undefined;
     if (!hook) throw new NotFoundError('Hook');
     return hook;
   }
@@ -277,7 +276,7 @@ export class WebhookService {
   ): Promise<DeliveryView> {
     const project = await this.hooksProject(actor, idOrPath);
     const hook = await this.hookRow(project.id, hookId);
-    const original = Number.isSafeInteger(deliveryId)
+    const original = isRowId(deliveryId)
       ? await this.store.webhooks.delivery(hook.id, deliveryId)
       : undefined;
     if (!original) throw new NotFoundError('Event');
