@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
-import type { ActivityReader, EventView } from '../services/activity/activity.js';
+import type { ActivityReader, EventReads, EventView } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import type { LiveActivity } from '../services/live/live-activity.js';
 import type { Principal } from '../services/accounts/credentials.js';
@@ -60,6 +60,7 @@ export function createContext(
   eventModels?: WeakMap<EventView, EventType>,
   cost: { score: number; limit: number } = { score: 0, limit: 0 },
   writeRequest: WriteRequest = { idempotent: null, replayed: () => undefined },
+  reads: EventReads | null = null,
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
   const authorizeWrite = (): Principal => {
@@ -70,7 +71,7 @@ export function createContext(
   const context: GraphQLContext = {
     principal,
     viewer,
-    reader: services.activity.reader(viewer, principal?.user ?? null),
+    reader: services.activity.reader(viewer, principal?.user ?? null, reads),
     present: new Presenter(services.config.externalUrl, eventModels),
     log,
     cost,

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
-import type { EventView } from '../services/activity/activity.js';
+import type { EventReads, EventView } from '../services/activity/activity.js';
 import type { IdempotentRequest } from '../services/content/content.js';
 import { acceptBrowserSessions } from '../http/credentials.js';
 import { registerCors } from '../http/cors.js';
@@ -51,7 +51,7 @@ export function graphqlApi(services: Services, revision = '') {
     const schema = await graphqlSchema();
     const gate = new Gate(schema, services);
     const eventModels = new WeakMap<EventView, EventType>();
-    const results = new ResultCache(() => services.activity.dataVersion(), config.pageCache);
+    const results = new ResultCache(config.pageCache);
     const execute: Executor =
       config.graphqlEngine === 'apollo'
         ? // Engines load on demand: only the selected one's code is in memory.
@@ -126,10 +126,17 @@ export function graphqlApi(services: Services, revision = '') {
               };
               if (await answerIfNotModified(services, request, reply, list)) return reply;
             }
-            const ticket = results.admit(prepared);
-            const hit = ticket && results.get(ticket);
-            if (ticket) services.metrics.cacheLookup('graphql_result', hit !== undefined);
-            if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
+            const key = results.admit(prepared);
+            // Read before anything is computed: the marks a kept answer is checked against, and
+            // those an answer computed now is kept under.
+            const before = key === null ? null : await services.activity.versionMarks();
+            if (key !== null && before) {
+              const hit = await results.get(key, before);
+              services.metrics.cacheLookup('graphql_result', hit !== undefined);
+              if (hit)
+                return reply.code(200).header('content-type', hit.contentType).send(hit.body);
+            }
+            const reads: EventReads | null = before ? { listings: [], byId: false } : null;
             const context = createContext(
               services,
               prepared.principal,
@@ -140,15 +147,16 @@ export function graphqlApi(services: Services, revision = '') {
                 idempotent: idempotentRequest(request, prepared),
                 replayed: () => reply.header('idempotent-replayed', 'true'),
               },
+              reads,
             );
             const outcome = await execute(request, prepared, context);
             // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.
             if (outcome.failed) untagged(request);
             reply.code(outcome.status).header('content-type', outcome.contentType);
-            if (!ticket || outcome.failed || outcome.status !== 200)
+            if (key === null || !before || !reads || outcome.failed || outcome.status !== 200)
               return reply.send(outcome.body);
             const cached = { contentType: outcome.contentType, body: Buffer.from(outcome.body) };
-            results.set(ticket, cached);
+            results.set(key, cached, before, reads);
             return reply.send(cached.body);
           },
         });

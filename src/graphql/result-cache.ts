@@ -1,17 +1,26 @@
 /**
- * Whole GraphQL responses, remembered with the exactness of REST's page cache: an entry is served
- * only while the database's data version (SQLite's `PRAGMA data_version` plus our own change
- * count) is the one it was computed under, so any write by any process drops it. Where the store
- * has no such signal (PostgreSQL: `dataVersion()` is null) nothing is cached at all.
+ * Whole GraphQL responses, remembered with the exactness of REST's kept responses: an entry is
+ * served only while everything it was computed from is as it was, checked on every use.
  *
- * What a response depends on is the key: the document text, the operation name, the variables,
- * who asks (user id, admin flag, token scopes: scope checks run inside resolvers) and the Accept
- * header (Apollo chooses the content type by it). Every field of
- * the schema is a function of those and the database: no field reads the clock, a random source
- * or request headers. Responses carrying errors and operations other than queries are never kept.
- * Memory is bounded by entry count and by total bytes.
+ * What an answer reads (services/activity/activity-reader.ts `EventReads`):
+ * - rows of users, projects, memberships and content, whose writes move the listing version (by
+ *   triggers, from any process: migration 009), as do deletions of events;
+ * - the event listings it paged through, each with its mark (listing-cache.ts `mark`), read before
+ *   any of its rows; an append moves only the marks of the listings it belongs to;
+ * - events by id (`node`), outside any listing: then the newest event id too.
+ * So an entry keeps the version (and deletions) read before it was computed, the head as well when
+ * it read an event by id, and its listings' marks. A write to project A leaves a cached answer
+ * about project B alone. A mark read before the rows can only be older than what the answer shows,
+ * never newer, so a write while an answer is computed costs that answer its next use, no more.
+ *
+ * What a response depends on besides the data is the key: the document text, the operation name,
+ * the variables, who asks (user id, admin flag, token scopes: scope checks run inside resolvers)
+ * and the Accept header (Apollo chooses the content type by it). No field reads the clock, a
+ * random source or request headers. Responses carrying errors and operations other than queries
+ * are never kept. Memory is bounded by entry count and by total bytes.
  */
 import type { Principal } from '../services/accounts/credentials.js';
+import type { EventReads } from '../services/activity/activity.js';
 import type { Prepared } from './gate.js';
 
 const MAX_ENTRIES = 1_000;
@@ -24,72 +33,79 @@ export interface CachedResponse {
   body: Buffer;
 }
 
+/** The listing version and deletions, and the same with the newest event id (`versionMarks`). */
+export interface VersionMarks {
+  version: string;
+  head: string;
+}
+
+interface Entry {
+  response: CachedResponse;
+  /** The version marks read before the answer was computed. */
+  before: VersionMarks;
+  /** What the answer read from the event log. */
+  reads: EventReads;
+}
+
 export class ResultCache {
-  private entries = new Map<string, CachedResponse>();
+  private readonly entries = new Map<string, Entry>();
   private bytes = 0;
-  private version: number | null = null;
 
-  constructor(
-    private readonly dataVersion: () => number | null,
-    private readonly enabled: boolean,
-  ) {}
+  constructor(private readonly enabled: boolean) {}
 
-  /**
-   * The key and data version for a request that may be cached, or null when it may not: caching
-   * off, no exact change signal, or not a query.
-   */
-  admit(prepared: Prepared): { key: string; version: number } | null {
+  /** The key for a request that may be cached, or null when it may not (caching off, not a query). */
+  admit(prepared: Prepared): string | null {
     if (!this.enabled || prepared.operation !== 'query') return null;
-    const version = this.dataVersion();
-    if (version === null) return null;
-    const key = JSON.stringify([
+    return JSON.stringify([
       prepared.source,
       prepared.operationName ?? null,
       prepared.variables ?? null,
       viewerKey(prepared.principal),
       prepared.accept ?? null,
     ]);
-    return { key, version };
   }
 
-  get(ticket: { key: string; version: number }): CachedResponse | undefined {
-    if (ticket.version !== this.version) {
-      this.clear(ticket.version);
-      return undefined;
+  /** The response kept for `key` if nothing it was computed from has changed as of `now`. */
+  async get(key: string, now: VersionMarks): Promise<CachedResponse | undefined> {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (await this.stands(entry, now)) return entry.response;
+    // Only if no newer answer replaced it meanwhile.
+    if (this.entries.get(key) === entry) this.drop(key, entry);
+    return undefined;
+  }
+
+  private async stands(entry: Entry, now: VersionMarks): Promise<boolean> {
+    const { before, reads } = entry;
+    if (before.version !== now.version) return false;
+    if (reads.byId && before.head !== now.head) return false;
+    for (const { listing, mark } of reads.listings) {
+      if ((await listing.mark()) !== mark) return false;
     }
-    return this.entries.get(ticket.key);
+    return true;
   }
 
-  /**
-   * Keeps a successful response computed under `ticket.version`; if the data changed while it was
-   * computed, the response may already be stale and is dropped.
-   */
-  set(ticket: { key: string; version: number }, response: CachedResponse): void {
+  /** Keeps a successful response, computed after `before` was read, with what it read. */
+  set(key: string, response: CachedResponse, before: VersionMarks, reads: EventReads): void {
     const { body } = response;
-    if (body.length > MAX_ENTRY_BYTES || this.dataVersion() !== ticket.version) return;
-    if (ticket.version !== this.version) this.clear(ticket.version);
-    const previous = this.entries.get(ticket.key);
-    if (previous) {
-      this.bytes -= previous.body.length;
-      this.entries.delete(ticket.key);
-    }
+    if (body.length > MAX_ENTRY_BYTES) return;
+    const previous = this.entries.get(key);
+    if (previous) this.drop(key, previous);
     // Oldest first out: Map iteration follows insertion order.
     while (
       this.entries.size > 0 &&
       (this.entries.size >= MAX_ENTRIES || this.bytes + body.length > MAX_BYTES)
     ) {
       const [oldestKey, oldest] = this.entries.entries().next().value!;
-      this.entries.delete(oldestKey);
-      this.bytes -= oldest.body.length;
+      this.drop(oldestKey, oldest);
     }
-    this.entries.set(ticket.key, response);
+    this.entries.set(key, { response, before, reads });
     this.bytes += body.length;
   }
 
-  private clear(version: number): void {
-    this.entries = new Map();
-    this.bytes = 0;
-    this.version = version;
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.response.body.length;
   }
 }
 

@@ -337,7 +337,7 @@ for (const dialect of DIALECTS) {
         for (const sort of ['desc', 'asc'] as const) {
           const listings = async (service: ActivityService) => {
             const reader = service.reader(viewer);
-            const out = [reader.viewerEvents(viewer, 'all', { sort })];
+            const out = [await reader.viewerEvents(viewer, 'all', { sort })];
             for (const id of [pa, pb]) out.push(await reader.projectEvents(id, { sort }));
             return out;
           };

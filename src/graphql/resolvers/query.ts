@@ -31,7 +31,7 @@ export class QueryResolver {
     if (!ctx.viewer) throw new UnauthenticatedError();
     ctx.authorize(ENDPOINT_SCOPES.user);
     const scope = args.scope === 'all' ? 'all' : undefined;
-    const listing = ctx.reader.viewerEvents(ctx.viewer, scope, toEventFilter(args.filter));
+    const listing = await ctx.reader.viewerEvents(ctx.viewer, scope, toEventFilter(args.filter));
     return eventConnection(ctx, listing, args);
   }
 

@@ -42,16 +42,33 @@ export type EventTarget =
   | { type: 'Project'; project: ProjectView }
   | { type: 'User'; user: UserView };
 
+/**
+ * What one request read from the event log, for a cache that keeps its answer (GraphQL's result
+ * cache). Every other read of a reader is of rows whose writes move the listing version (users,
+ * projects, memberships, content: migration 009), which the cache checks on its own.
+ */
+export interface EventReads {
+  /** Each listing handed out, with its mark read before any of its rows. */
+  listings: Array<{ listing: EventListing; mark: string }>;
+  /** An event was read by id, outside any listing: the answer may change with any append. */
+  byId: boolean;
+}
+
 export class ActivityReader {
   private readonly loaders: Loaders;
   /** Projects resolved for this viewer (readability and access level), by id. */
   private readonly projects = new Map<number, ResolvedProject>();
 
+  /**
+   * `reads`, when given, records what this reader reads from the event log (see `EventReads`).
+   * Faces that cache whole answers must read events through a reader only.
+   */
   constructor(
     private readonly activity: ActivityService,
     store: Store,
     readonly viewer: Viewer | null,
     self: UserView | null,
+    private readonly reads: EventReads | null = null,
   ) {
     this.loaders = new Loaders(store);
     if (self) this.users.set(self.id, self);
@@ -99,24 +116,35 @@ export class ActivityReader {
   }
 
   /** The viewer's events (`scope` all: every event in the viewer's projects). */
-  viewerEvents(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
-    return this.activity.viewerListing(viewer, scope, filter);
+  viewerEvents(
+    viewer: Viewer,
+    scope: string | undefined,
+    filter: EventFilter,
+  ): Promise<EventListing> {
+    return this.recorded(this.activity.viewerListing(viewer, scope, filter));
   }
 
   /** A user's events the viewer may see; empty for private or blocked profiles. */
   async userEvents(userId: number, filter: EventFilter): Promise<EventListing> {
     const user = this.users.get(userId) ?? (await this.user(String(userId)));
-    return this.activity.userListing(user, filter, this.viewer);
+    return this.recorded(this.activity.userListing(user, filter, this.viewer));
   }
 
   /** A project's events the viewer may see (NOT_FOUND when the project is not readable). */
   async projectEvents(projectId: number, filter: EventFilter): Promise<EventListing> {
     const resolved = await this.resolveProject(String(projectId));
-    return this.activity.projectListing(resolved, filter, this.viewer);
+    return this.recorded(this.activity.projectListing(resolved, filter, this.viewer));
+  }
+
+  /** Records a listing's mark, before the caller reads any of its rows. */
+  private async recorded(listing: EventListing): Promise<EventListing> {
+    if (this.reads) this.reads.listings.push({ listing, mark: await listing.mark() });
+    return listing;
   }
 
   /** One event by id under a listing's visibility rules; null when missing or hidden. */
   event(id: number): Promise<EventView | null> {
+    if (this.reads) this.reads.byId = true;
     return this.activity.findEvent(id, this.viewer);
   }
 

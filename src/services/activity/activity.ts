@@ -12,7 +12,7 @@ import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/vi
 import type { EventQuery } from '../../store/events.js';
 import type { ProjectRow, UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
-import { ActivityReader } from './activity-reader.js';
+import { ActivityReader, type EventReads } from './activity-reader.js';
 import type { Clock } from '../clock.js';
 import { EventListing, type ListingContext } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
@@ -24,7 +24,7 @@ import { isRowId } from '../../domain/ids.js';
 
 export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow } from './event-listing.js';
-export type { ActivityReader, EventTarget } from './activity-reader.js';
+export type { ActivityReader, EventReads, EventTarget } from './activity-reader.js';
 
 /** What to list: the viewer's own events, a user's, or a project's. */
 export type ActivitySource =
@@ -80,16 +80,15 @@ export class ActivityService {
   }
 
   /**
-   * Changes whenever any process commits to the database; null where that cannot be observed
-   * (PostgreSQL). Faces key whole-response caches on it.
+   * A reader for one request: batched lookups and resolved sources, for this viewer only;
+   * recording into `reads` what it reads from the event log, when given.
    */
-  dataVersion(): number | null {
-    return this.store.dataVersion();
-  }
-
-  /** A reader for one request: batched lookups and resolved sources, for this viewer only. */
-  reader(viewer: Viewer | null, self: UserView | null = null): ActivityReader {
-    return new ActivityReader(this, this.store, viewer, self);
+  reader(
+    viewer: Viewer | null,
+    self: UserView | null = null,
+    reads: EventReads | null = null,
+  ): ActivityReader {
+    return new ActivityReader(this, this.store, viewer, self, reads);
   }
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
@@ -201,8 +200,13 @@ export class ActivityService {
   }
 
   /** The same for answers that may read any listing (GraphQL): it moves on every append. */
-  headMark(): Promise<string> {
-    return this.listings.cache.headMark();
+  async headMark(): Promise<string> {
+    return (await this.listings.cache.versionMarks()).head;
+  }
+
+  /** What every answer depends on besides its listings' events (ListingCache `versionMarks`). */
+  versionMarks(): Promise<{ version: string; head: string }> {
+    return this.listings.cache.versionMarks();
   }
 
   /** The store query behind a source, or null when the answer is empty by rule. */

@@ -43,6 +43,17 @@ export class EventListing {
     return this.q?.filter.sort ?? 'desc';
   }
 
+  /**
+   * What the listing's answers are a function of, as of now (ListingCache `mark`): read before
+   * its rows, an unchanged mark later means unchanged answers. A listing empty by rule answers the
+   * same whatever is written.
+   */
+  async mark(): Promise<string> {
+    const { context, q } = this;
+    if (!context || !q) return 'empty';
+    return (await context.cache.mark(q)).mark;
+  }
+
   /** The window's events in sort order, hydrated (`limit` at most). */
   async window(window: KeysetWindow): Promise<EventView[]> {
     const { context } = this;

@@ -201,10 +201,16 @@ export class ListingCache {
       : snapshot.epoch;
   }
 
-  /** The same for anything that may read any listing (GraphQL): every append moves it. */
-  async headMark(): Promise<string> {
+  /**
+   * What any answer is a function of besides the events its listings hold: `version`, the listing
+   * version and the deletions (what rows of users, projects, memberships and content show); and
+   * `head`, the same with the newest event id, for answers that may read any event (every append
+   * moves it).
+   */
+  async versionMarks(): Promise<{ version: string; head: string }> {
     const snapshot = await this.clock.current();
-    return `${snapshot.version}:${snapshot.deletions}:h${snapshot.id}`;
+    const version = `${snapshot.version}:${snapshot.deletions}`;
+    return { version, head: `${version}:h${snapshot.id}` };
   }
 
   private fresh(upTo: number, epoch: number, deletions: number, version: number): Entry {
