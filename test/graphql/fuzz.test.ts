@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ProjectEventsDocument, UserEventsDocument } from './generated/graphql.js';
 import { type Catalog, expectedIds, seedCatalog } from '../helpers/catalog.js';
-import { type TestServer, startServer } from '../helpers/server.js';
+import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { ENGINES, type GqlResponse, codes, gql, raw } from './client.js';
-import { encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
+import { NODE_TYPES, encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
 
 const KNOWN = new Set([
   'BAD_REQUEST',
@@ -53,6 +53,7 @@ const dateish = fc.oneof(
 );
 const cursor = fc.oneof(
   fc.integer({ min: -5, max: 2 ** 40 }).map((n) => (n > 0 ? encodeCursor(n) : String(n))),
+  fc.constantFrom(2 ** 31 - 1, 2 ** 31, Number.MAX_SAFE_INTEGER).map(encodeCursor),
   fc.string(),
   fc.base64String(),
 );
@@ -76,184 +77,192 @@ const pageArgs = fc.record(
   { requiredKeys: [] },
 );
 
-for (const engine of ENGINES) {
-  describe(`GraphQL fuzzing (${engine})`, () => {
-    let server: TestServer;
-    let catalog: Catalog;
-    before(async () => {
-      server = await startServer({ config: { graphqlEngine: engine } });
-      catalog = await seedCatalog(server.store);
-    });
-    after(() => server.close());
+for (const dialect of DIALECTS) {
+  for (const engine of ENGINES) {
+    describe(`GraphQL fuzzing (${dialect}, ${engine})`, () => {
+      let server: TestServer;
+      let catalog: Catalog;
+      before(async () => {
+        server = await startServer({ dialect, config: { graphqlEngine: engine } });
+        catalog = await seedCatalog(server.store);
+      });
+      after(() => server.close());
 
-    let step = 0;
-    /** A valid query, varied per step, still answers 200 with exactly the model's events. */
-    async function assertValidStillAnswers() {
-      step += 1;
-      const first = 1 + (step % 5);
-      const sort = step % 2 ? 'asc' : 'desc';
-      const res = await raw(
-        server.url,
-        'query V($first: Int, $sort: SortOrder) { project(idOrPath: "acme/catalog") { events(first: $first, filter: { sort: $sort }) { nodes { databaseId } } } }',
-        { first, sort: sort.toUpperCase() },
-        { token: catalog.ownerToken },
-      );
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
-      const data = res.body.data as { project: { events: { nodes: { databaseId: number }[] } } };
-      assert.deepEqual(
-        data.project.events.nodes.map((n) => n.databaseId),
-        expectedIds(catalog.events, () => true, sort).slice(0, first),
-      );
-    }
+      let step = 0;
+      /** A valid query, varied per step, still answers 200 with exactly the model's events. */
+      async function assertValidStillAnswers() {
+        step += 1;
+        const first = 1 + (step % 5);
+        const sort = step % 2 ? 'asc' : 'desc';
+        const res = await raw(
+          server.url,
+          'query V($first: Int, $sort: SortOrder) { project(idOrPath: "acme/catalog") { events(first: $first, filter: { sort: $sort }) { nodes { databaseId } } } }',
+          { first, sort: sort.toUpperCase() },
+          { token: catalog.ownerToken },
+        );
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+        const data = res.body.data as { project: { events: { nodes: { databaseId: number }[] } } };
+        assert.deepEqual(
+          data.project.events.nodes.map((n) => n.databaseId),
+          expectedIds(catalog.events, () => true, sort).slice(0, first),
+        );
+      }
 
-    it('random filters, cursors and page sizes on project and user events', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          filter,
-          pageArgs,
-          fc.oneof(
-            fc.constant(String(catalog.projectId)),
-            fc.constant('acme/catalog'),
-            fc.string(),
+      it('random filters, cursors and page sizes on project and user events', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            filter,
+            pageArgs,
+            fc.oneof(
+              fc.constant(String(catalog.projectId)),
+              fc.constant('acme/catalog'),
+              fc.string(),
+            ),
+            fc.boolean(),
+            async (f, page, idOrPath, withToken) => {
+              const options = withToken ? { token: catalog.ownerToken } : {};
+              const vars = { filter: f, ...page } as never;
+              check(
+                await gql(
+                  server.url,
+                  ProjectEventsDocument,
+                  { idOrPath, ...(vars as object) } as never,
+                  options,
+                ),
+              );
+              check(
+                await gql(
+                  server.url,
+                  UserEventsDocument,
+                  { id: idOrPath, ...(vars as object) } as never,
+                  options,
+                ),
+              );
+              await assertValidStillAnswers();
+            },
           ),
-          fc.boolean(),
-          async (f, page, idOrPath, withToken) => {
-            const options = withToken ? { token: catalog.ownerToken } : {};
-            const vars = { filter: f, ...page } as never;
-            check(
-              await gql(
-                server.url,
-                ProjectEventsDocument,
-                { idOrPath, ...(vars as object) } as never,
-                options,
-              ),
-            );
-            check(
-              await gql(
-                server.url,
-                UserEventsDocument,
-                { id: idOrPath, ...(vars as object) } as never,
-                options,
-              ),
-            );
-            await assertValidStillAnswers();
-          },
-        ),
-        { numRuns: 60 },
-      );
-    });
+          { numRuns: 60 },
+        );
+      });
 
-    it('random global ids and raw variables', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            fc
-              .constantFrom('User', 'Project', 'Event')
-              .chain((t) => fc.integer({ min: 1, max: 40 }).map((n) => toGlobalId(t as 'User', n))),
-            fc.string(),
-            fc.base64String(),
-          ),
-          anything,
-          async (id, junk) => {
-            check(
-              await raw(
-                server.url,
-                'query N($id: ID!) { node(id: $id) { id } }',
-                { id },
-                { token: catalog.ownerToken },
+      it('random global ids and raw variables', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.oneof(
+              fc.constantFrom(...NODE_TYPES).chain((t) =>
+                fc
+                  .tuple(
+                    // Small ids find objects; large ones (past PostgreSQL's 32-bit ids) name none.
+                    fc.oneof(fc.integer({ min: 1, max: 40 }), fc.maxSafeNat()),
+                    fc.boolean(),
+                  )
+                  .map(([n, gitlab]) => (gitlab ? `gid://gitlab/${t}/${n}` : toGlobalId(t, n))),
               ),
-            );
+              fc.string(),
+              fc.base64String(),
+            ),
+            anything,
+            async (id, junk) => {
+              check(
+                await raw(
+                  server.url,
+                  'query N($id: ID!) { node(id: $id) { id } }',
+                  { id },
+                  { token: catalog.ownerToken },
+                ),
+              );
+              check(
+                await raw(server.url, 'query N($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+                  ids: [id, id],
+                }),
+              );
+              check(
+                await raw(
+                  server.url,
+                  'query Q($x: Int) { events(first: $x) { totalCount } }',
+                  { x: junk },
+                  { token: catalog.ownerToken },
+                ),
+              );
+              await assertValidStillAnswers();
+            },
+          ),
+          { numRuns: 60 },
+        );
+      });
+
+      it('operation types the schema lacks and odd operation names, by POST and GET', async () => {
+        // None of these selections is a subscription field, and a mutation selecting query fields is
+        // invalid: both are validation errors (400); a mutation by GET never runs; an empty
+        // operationName means none was given, on both engines alike.
+        await fc.assert(
+          fc.asyncProperty(
+            fc.constantFrom('query', 'mutation', 'subscription', ''),
+            fc.constantFrom(
+              '{ __typename }',
+              '{ currentUser { username } }',
+              '{ events { totalCount } }',
+            ),
+            fc.option(fc.constantFrom('A', 'B'), { nil: undefined }),
+            fc.option(fc.oneof(fc.constantFrom('', 'A', 'B'), fc.string({ maxLength: 6 })), {
+              nil: undefined,
+            }),
+            fc.boolean(),
+            fc.boolean(),
+            async (kind, selection, name, operationName, secondOperation, useGet) => {
+              const head = kind === '' ? '' : `${kind}${name ? ` ${name}` : ''} `;
+              let query = `${head}${selection}`;
+              if (secondOperation) query += ` query B { __typename }`;
+              const params: Record<string, string> = { query };
+              if (operationName !== undefined) params.operationName = operationName;
+              const res = useGet
+                ? await fetch(`${server.url}/api/graphql?${new URLSearchParams(params)}`, {
+                    headers: { 'PRIVATE-TOKEN': catalog.ownerToken },
+                  })
+                : await fetch(`${server.url}/api/graphql`, {
+                    method: 'POST',
+                    headers: { 'content-type': 'application/json' },
+                    body: JSON.stringify(params),
+                  });
+              const reply = {
+                status: res.status,
+                headers: res.headers,
+                body: (await res.json()) as GqlResponse<unknown>['body'],
+              };
+              check(reply);
+              const validMutation = kind === 'mutation' && selection === '{ __typename }';
+              if (kind === 'subscription' || (kind === 'mutation' && !validMutation)) {
+                assert.equal(reply.status, 400, JSON.stringify(reply.body));
+                const found = codes(reply.body);
+                assert.ok(found.length > 0);
+                for (const code of found) assert.equal(code, 'GRAPHQL_VALIDATION_FAILED');
+              }
+              // Whatever runs by GET is the query beside it, never the mutation.
+              if (validMutation && useGet && reply.status === 200) {
+                assert.deepEqual(reply.body, { data: { __typename: 'Query' } });
+              }
+              await assertValidStillAnswers();
+            },
+          ),
+          { numRuns: 80 },
+        );
+      });
+
+      it('random query text', async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
             check(
-              await raw(server.url, 'query N($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
-                ids: [id, id],
+              await raw(server.url, `{ events { nodes { ${text} } } }`, undefined, {
+                token: catalog.ownerToken,
               }),
             );
-            check(
-              await raw(
-                server.url,
-                'query Q($x: Int) { events(first: $x) { totalCount } }',
-                { x: junk },
-                { token: catalog.ownerToken },
-              ),
-            );
+            check(await raw(server.url, text));
             await assertValidStillAnswers();
-          },
-        ),
-        { numRuns: 60 },
-      );
-    });
-
-    it('operation types the schema lacks and odd operation names, by POST and GET', async () => {
-      // None of these selections is a subscription field, and a mutation selecting query fields is
-      // invalid: both are validation errors (400); a mutation by GET never runs; an empty
-      // operationName means none was given, on both engines alike.
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom('query', 'mutation', 'subscription', ''),
-          fc.constantFrom(
-            '{ __typename }',
-            '{ currentUser { username } }',
-            '{ events { totalCount } }',
-          ),
-          fc.option(fc.constantFrom('A', 'B'), { nil: undefined }),
-          fc.option(fc.oneof(fc.constantFrom('', 'A', 'B'), fc.string({ maxLength: 6 })), {
-            nil: undefined,
           }),
-          fc.boolean(),
-          fc.boolean(),
-          async (kind, selection, name, operationName, secondOperation, useGet) => {
-            const head = kind === '' ? '' : `${kind}${name ? ` ${name}` : ''} `;
-            let query = `${head}${selection}`;
-            if (secondOperation) query += ` query B { __typename }`;
-            const params: Record<string, string> = { query };
-            if (operationName !== undefined) params.operationName = operationName;
-            const res = useGet
-              ? await fetch(`${server.url}/api/graphql?${new URLSearchParams(params)}`, {
-                  headers: { 'PRIVATE-TOKEN': catalog.ownerToken },
-                })
-              : await fetch(`${server.url}/api/graphql`, {
-                  method: 'POST',
-                  headers: { 'content-type': 'application/json' },
-                  body: JSON.stringify(params),
-                });
-            const reply = {
-              status: res.status,
-              headers: res.headers,
-              body: (await res.json()) as GqlResponse<unknown>['body'],
-            };
-            check(reply);
-            const validMutation = kind === 'mutation' && selection === '{ __typename }';
-            if (kind === 'subscription' || (kind === 'mutation' && !validMutation)) {
-              assert.equal(reply.status, 400, JSON.stringify(reply.body));
-              const found = codes(reply.body);
-              assert.ok(found.length > 0);
-              for (const code of found) assert.equal(code, 'GRAPHQL_VALIDATION_FAILED');
-            }
-            // Whatever runs by GET is the query beside it, never the mutation.
-            if (validMutation && useGet && reply.status === 200) {
-              assert.deepEqual(reply.body, { data: { __typename: 'Query' } });
-            }
-            await assertValidStillAnswers();
-          },
-        ),
-        { numRuns: 80 },
-      );
+          { numRuns: 60 },
+        );
+      });
     });
-
-    it('random query text', async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.string({ maxLength: 200 }), async (text) => {
-          check(
-            await raw(server.url, `{ events { nodes { ${text} } } }`, undefined, {
-              token: catalog.ownerToken,
-            }),
-          );
-          check(await raw(server.url, text));
-          await assertValidStillAnswers();
-        }),
-        { numRuns: 60 },
-      );
-    });
-  });
+  }
 }
