@@ -6,6 +6,7 @@
  */
 import { ValidationError } from '../domain/errors.js';
 import { calendarDay } from '../domain/content-rules.js';
+import { MAX_ID } from '../domain/ids.js';
 
 export type ParamType =
   | { kind: 'string'; maxLength?: number }
@@ -29,16 +30,20 @@ export type ParamValue = string | number | boolean | number[] | null;
 const TRUE = new Set(['true', '1', 't', 'yes', 'y']);
 const FALSE = new Set(['false', '0', 'f', 'no', 'n']);
 const INTEGER = /^[+-]?\d+$/;
-/** Larger values are refused rather than silently rounded (Grape would coerce to a Bignum). */
-const MAX_INTEGER = 2 ** 31 - 1;
-
+/**
+ * Larger values are refused (400) rather than silently rounded (Grape would coerce to a Bignum):
+ * every integer parameter is an id, an iid, an access level or a count, all within the stored id
+ * range (domain/ids.ts), and PostgreSQL refuses a larger number for its integer columns. JSON
+ * numbers and text alike.
+ */
 function integer(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value === 'string' && INTEGER.test(value.trim())) {
-    const n = Number(value.trim());
-    return Math.abs(n) <= MAX_INTEGER ? n : undefined;
-  }
-  return undefined;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && INTEGER.test(value.trim())
+        ? Number(value.trim())
+        : undefined;
+  return n !== undefined && Number.isInteger(n) && Math.abs(n) <= MAX_ID ? n : undefined;
 }
 
 type Coerced = { ok: true; value: ParamValue } | { ok: false; reason: 'invalid' | 'values' };

@@ -296,6 +296,22 @@ for (const dialect of DIALECTS) {
             message: '404 User Not Found',
           },
         ],
+        // JSON numbers past the 32-bit id range are invalid like such text (PostgreSQL's integer
+        // columns refuse them: once a 500 there).
+        [
+          'POST',
+          `/projects/${pub}/members`,
+          { user_id: 2 ** 31, access_level: 30 },
+          400,
+          { error: 'user_id is invalid' },
+        ],
+        [
+          'POST',
+          `/projects/${pub}/issues`,
+          { title: 'x', milestone_id: Number.MAX_SAFE_INTEGER },
+          400,
+          { error: 'milestone_id is invalid' },
+        ],
         [
           'POST',
           `/projects/${pub}/members`,
