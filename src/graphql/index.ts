@@ -127,16 +127,22 @@ export function graphqlApi(services: Services, revision = '') {
               if (await answerIfNotModified(services, request, reply, list)) return reply;
             }
             const key = results.admit(prepared);
-            // Read before anything is computed: the marks a kept answer is checked against, and
-            // those an answer computed now is kept under.
-            const before = key === null ? null : await services.activity.versionMarks();
-            if (key !== null && before) {
-              const hit = await results.get(key, before);
+            // The marks are read before anything is computed: a kept answer is checked against
+            // them, and an answer computed now is kept under them with what it reads.
+            const caching =
+              key === null
+                ? null
+                : {
+                    key,
+                    before: await services.activity.versionMarks(),
+                    reads: { listings: [], byId: false } as EventReads,
+                  };
+            if (caching) {
+              const hit = await results.get(caching.key, caching.before);
               services.metrics.cacheLookup('graphql_result', hit !== undefined);
               if (hit)
                 return reply.code(200).header('content-type', hit.contentType).send(hit.body);
             }
-            const reads: EventReads | null = before ? { listings: [], byId: false } : null;
             const context = createContext(
               services,
               prepared.principal,
@@ -147,16 +153,16 @@ export function graphqlApi(services: Services, revision = '') {
                 idempotent: idempotentRequest(request, prepared),
                 replayed: () => reply.header('idempotent-replayed', 'true'),
               },
-              reads,
+              caching?.reads ?? null,
             );
             const outcome = await execute(request, prepared, context);
             // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.
             if (outcome.failed) untagged(request);
             reply.code(outcome.status).header('content-type', outcome.contentType);
-            if (key === null || !before || !reads || outcome.failed || outcome.status !== 200)
+            if (!caching || outcome.failed || outcome.status !== 200)
               return reply.send(outcome.body);
             const cached = { contentType: outcome.contentType, body: Buffer.from(outcome.body) };
-            results.set(key, cached, before, reads);
+            results.set(caching.key, cached, caching.before, caching.reads);
             return reply.send(cached.body);
           },
         });

@@ -460,7 +460,7 @@ export class EventStore {
    * entries whatever the listing's size. Each dialect needs its own arms to merge rather than sort:
    * - SQLite: bare arms. It runs them as co-routines and merges them (MERGE (UNION ALL)). An arm
    *   with its own ORDER BY / LIMIT must be a derived table, which SQLite reads whole and sorts
-   *   again: each arm read to offset + limit, about three times the work at page 3 of ten projects.
+   *   again: each arm read to offset + limit, two to three times the work at page 3 of six projects.
    * - PostgreSQL: arms limited to offset + limit, each in id order. It merges them (Merge Append
    *   over Limit over Index Scan Backward), pulling from each arm only what the page takes. It does
    *   not see that a bare arm's `project_id = ?` makes its index ordered by id, so it would read
