@@ -45,26 +45,22 @@ async function start(
   const f = new Fixtures(plain);
   const owner = await f.user('owner');
   const outsider = await f.user('outsider');
-  const project = await f.project('team/app', owner.id, 'private');
-  await f.member(project.id, owner.id, 50);
-  for (let i = 0; i < 3; i++) {
-    await f.event({
-      projectId: project.id,
-      authorId: owner.id,
-      action: 'joined',
-      createdAt: Date.UTC(2026, 0, 1) + i * 60_000,
-    });
-  }
-  const web = await f.project('team/web', owner.id, 'private');
-  await f.member(web.id, owner.id, 50);
-  for (let i = 0; i < 2; i++) {
-    await f.event({
-      projectId: web.id,
-      authorId: owner.id,
-      action: 'joined',
-      createdAt: Date.UTC(2026, 0, 1) + i * 60_000,
-    });
-  }
+  // Two private projects of the owner's, with three and two events.
+  const ownProject = async (path: string, events: number) => {
+    const made = await f.project(path, owner.id, 'private');
+    await f.member(made.id, owner.id, 50);
+    for (let i = 0; i < events; i++) {
+      await f.event({
+        projectId: made.id,
+        authorId: owner.id,
+        action: 'joined',
+        createdAt: Date.UTC(2026, 0, 1) + i * 60_000,
+      });
+    }
+    return made;
+  };
+  const project = await ownProject('team/app', 3);
+  const web = await ownProject('team/web', 2);
   const token = await f.token(owner.id, ['api']);
   const readUserToken = await f.token(owner.id, ['read_user']);
   const otherToken = await f.token(outsider.id, ['api']);
