@@ -108,17 +108,22 @@ export function graphqlApi(services: Services, revision = '') {
               if (!(error instanceof RequestError)) throw error;
               return sendErrors(reply, error.status, requestErrorBody(error));
             }
+            const key = results.admit(prepared);
+            const tagged = request.method === 'GET' && prepared.operation === 'query';
+            // One reading of the marks, before anything is computed: the tag's, and those a kept
+            // answer is checked against and an answer computed now is kept under.
+            const marks = tagged || key !== null ? await services.activity.versionMarks() : null;
             // A GET query is a function of its URL (query, variables, operation name), who asks
             // (user and scopes: a missing scope is a field error), the Accept header (Apollo
             // picks the content type by it) and the data: the head mark covers the data, since
             // every GraphQL field reads events or tables whose writes move the listing version.
-            if (request.method === 'GET' && prepared.operation === 'query') {
+            if (tagged && marks) {
               const { principal } = prepared;
               const list = {
                 kind: `graphql:${config.graphqlEngine}`,
                 revision,
                 viewer: principal?.viewer ?? null,
-                mark: await services.activity.headMark(),
+                mark: marks.head,
                 extra: [
                   principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
                   request.headers.accept ?? '',
@@ -126,17 +131,10 @@ export function graphqlApi(services: Services, revision = '') {
               };
               if (await answerIfNotModified(services, request, reply, list)) return reply;
             }
-            const key = results.admit(prepared);
-            // The marks are read before anything is computed: a kept answer is checked against
-            // them, and an answer computed now is kept under them with what it reads.
             const caching =
-              key === null
+              key === null || !marks
                 ? null
-                : {
-                    key,
-                    before: await services.activity.versionMarks(),
-                    reads: { listings: [], byId: false } as EventReads,
-                  };
+                : { key, before: marks, reads: { listings: [], byId: false } as EventReads };
             if (caching) {
               const hit = await results.get(caching.key, caching.before);
               services.metrics.cacheLookup('graphql_result', hit !== undefined);

@@ -20,7 +20,7 @@
  * are never kept. Memory is bounded by entry count and by total bytes.
  */
 import type { Principal } from '../services/accounts/credentials.js';
-import type { EventReads } from '../services/activity/activity.js';
+import type { EventReads, VersionMarks } from '../services/activity/activity.js';
 import type { Prepared } from './gate.js';
 
 const MAX_ENTRIES = 1_000;
@@ -31,12 +31,6 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 export interface CachedResponse {
   contentType: string;
   body: Buffer;
-}
-
-/** The listing version and deletions, and the same with the newest event id (`versionMarks`). */
-export interface VersionMarks {
-  version: string;
-  head: string;
 }
 
 interface Entry {

@@ -190,7 +190,7 @@ export async function answerIfNotModified(
   request: FastifyRequest,
   reply: FastifyReply,
   list: ListKey & {
-    /** The listing's mark (ActivityService `mark`, or `headMark` for answers reading any). */
+    /** The listing's mark (ActivityService `mark`, or `versionMarks().head` for answers reading any). */
     mark: string;
     /** How the mark is read again, for `answerFromKept` (REST listings). */
     remark?: Remark;

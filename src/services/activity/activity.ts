@@ -16,7 +16,7 @@ import { ActivityReader, type EventReads } from './activity-reader.js';
 import type { Clock } from '../clock.js';
 import { EventListing, type ListingContext } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
-import { ListingCache, remember, seek } from './listing-cache.js';
+import { ListingCache, type VersionMarks, remember, seek } from './listing-cache.js';
 import { ListingClock, type ListingSnapshot } from './listing-clock.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import { type ProjectView, type UserView, projectView, userView } from '../views.js';
@@ -24,6 +24,7 @@ import { isRowId } from '../../domain/ids.js';
 
 export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow } from './event-listing.js';
+export type { VersionMarks } from './listing-cache.js';
 export type { ActivityReader, EventReads, EventTarget } from './activity-reader.js';
 
 /** What to list: the viewer's own events, a user's, or a project's. */
@@ -199,13 +200,11 @@ export class ActivityService {
     return (await this.listings.cache.mark(listing.query, page && pageBounds(page))).mark;
   }
 
-  /** The same for answers that may read any listing (GraphQL): it moves on every append. */
-  async headMark(): Promise<string> {
-    return (await this.listings.cache.versionMarks()).head;
-  }
-
-  /** What every answer depends on besides its listings' events (ListingCache `versionMarks`). */
-  versionMarks(): Promise<{ version: string; head: string }> {
+  /**
+   * What every answer depends on besides its listings' events, and (`head`) the mark of answers
+   * that may read any listing, which moves on every append (ListingCache `versionMarks`).
+   */
+  versionMarks(): Promise<VersionMarks> {
     return this.listings.cache.versionMarks();
   }
 

@@ -90,6 +90,12 @@ interface Forwarding {
   done: Promise<Entry>;
 }
 
+/** The listing version and deletions, and the same with the newest event id (`versionMarks`). */
+export interface VersionMarks {
+  version: string;
+  head: string;
+}
+
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
   /** Forwards in progress, by listing: readers arriving meanwhile wait for that one walk. */
@@ -207,7 +213,7 @@ export class ListingCache {
    * `head`, the same with the newest event id, for answers that may read any event (every append
    * moves it).
    */
-  async versionMarks(): Promise<{ version: string; head: string }> {
+  async versionMarks(): Promise<VersionMarks> {
     const snapshot = await this.clock.current();
     const version = `${snapshot.version}:${snapshot.deletions}`;
     return { version, head: `${version}:h${snapshot.id}` };
