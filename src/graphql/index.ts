@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventReads, EventView } from '../services/activity/activity.js';
 import type { IdempotentRequest } from '../services/content/content.js';
+import { arrivalOf } from '../http/arrival.js';
 import { acceptBrowserSessions } from '../http/credentials.js';
 import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
@@ -112,7 +113,9 @@ export function graphqlApi(services: Services, revision = '') {
             const tagged = request.method === 'GET' && prepared.operation === 'query';
             // One reading of the marks, before anything is computed: the tag's, and those a kept
             // answer is checked against and an answer computed now is kept under.
-            const marks = tagged || key !== null ? await services.activity.versionMarks() : null;
+            const arrival = arrivalOf(request);
+            const marks =
+              tagged || key !== null ? await services.activity.versionMarks(arrival) : null;
             // A GET query is a function of its URL (query, variables, operation name), who asks
             // (user and scopes: a missing scope is a field error), the Accept header (Apollo
             // picks the content type by it) and the data: the head mark covers the data, since
@@ -136,7 +139,7 @@ export function graphqlApi(services: Services, revision = '') {
                 ? null
                 : { key, before: marks, reads: { listings: [], byId: false } as EventReads };
             if (caching) {
-              const hit = await results.get(caching.key, caching.before);
+              const hit = await results.get(caching.key, caching.before, arrival);
               services.metrics.cacheLookup('graphql_result', hit !== undefined);
               if (hit)
                 return reply.code(200).header('content-type', hit.contentType).send(hit.body);

@@ -13,7 +13,13 @@ import type { ActivitySource } from '../services/activity/activity.js';
 import type { EventView } from '../services/activity/event-views.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
-import { answerFromKept, answerIfNotModified, tagResponses } from '../http/conditional.js';
+import { arrivalOf } from '../http/arrival.js';
+import {
+  type Remark,
+  answerFromKept,
+  answerIfNotModified,
+  tagResponses,
+} from '../http/conditional.js';
 import type { Scope } from '../domain/scopes.js';
 import { setPaginationHeaders } from './pagination.js';
 import { EVENT_LIST_QUERY, type EventListQuery, ID_PARAM } from './params.js';
@@ -62,8 +68,8 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);
     const resolved = await activity.resolve(source, filter, viewer);
-    const mark = await activity.mark(resolved, page);
-    const remark = () => activity.remark(resolved, page);
+    const mark = await activity.mark(resolved, page, arrivalOf(request));
+    const remark: Remark = (arrival) => activity.remark(resolved, page, arrival);
     const list = { kind: KIND, revision, viewer, mark, remark };
     if (await answerIfNotModified(services, request, reply, list)) return reply;
     const listing = await activity.listPage(resolved, page);

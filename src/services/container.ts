@@ -3,6 +3,7 @@
  * not among them: faces reach data only through these services (eslint keeps it so).
  */
 import type { Config } from '../config.js';
+import type { Arrival } from '../store/database.js';
 import type { Store } from '../store/store.js';
 import { ActivityService } from './activity/activity.js';
 import { type Clock, systemClock } from './clock.js';
@@ -44,6 +45,12 @@ export interface Services {
   live: LiveActivity;
   /** Project webhooks: the hooks API, the outbox (an in-transaction event hook), the worker. */
   webhooks: WebhookService;
+  /**
+   * A request's `Arrival` (store/database.ts), taken as it comes in and handed to the services it
+   * calls, so that on PostgreSQL all its steps are served by one reading sent after it arrived.
+   * Undefined on SQLite.
+   */
+  arrival(): Arrival;
 }
 
 export function createServices(
@@ -76,5 +83,6 @@ export function createServices(
     feedTokens: new FeedTokens(store, clock),
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,
+    arrival: () => store.arrival(),
   };
 }

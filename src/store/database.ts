@@ -10,7 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { SETTLED_HEAD_COLUMNS } from './events.js';
 import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
-import { sharedPerTurn } from './per-turn.js';
+import { type SharedRead, sharedPerTurn } from './per-turn.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -29,9 +29,10 @@ export interface Connection {
   /**
    * PostgreSQL outside a transaction: what readers check before answering (the settled head, the
    * listing version, the row counter), read in one statement once per event-loop turn and shared
-   * by every caller of that turn. Absent on SQLite, which reads each of them in-process for free.
+   * by every caller of that turn, or by every caller that arrived before it was sent (`Arrival`).
+   * Absent on SQLite, which reads each of them in-process for free.
    */
-  turnReading?(): Promise<TurnReading>;
+  turnReading?: SharedRead<TurnReading>;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
   file?: string;
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
@@ -60,13 +61,23 @@ export interface TurnReading {
   listingVersion: number;
   /** The row counter (migration 015). */
   rowVersion: number;
+  /** Which shared read this is (per-turn.ts): above a caller's `Arrival`, it was sent after it. */
+  seq: number;
 }
+
+/**
+ * When a caller (a request) arrived: how many turn readings had been sent by then (`stamp()` of
+ * `turnReading`). Any reading numbered above it was sent after the caller arrived, so it sees
+ * every commit the caller could have seen, and serves every later step of the same request.
+ * Undefined: as of now (SQLite, transactions, callers that are not requests).
+ */
+export type Arrival = number | undefined;
 
 /** Tables with change counters (migration 015). */
 export type CountedTable = (typeof COUNTED_TABLES)[number];
 
 /** What a row cache is valid for: equal values, same rows; null: do not cache. */
-export type RowVersion = () => RowVersionValue | Promise<RowVersionValue>;
+export type RowVersion = (arrival?: Arrival) => RowVersionValue | Promise<RowVersionValue>;
 export type RowVersionValue = number | string | null;
 
 export interface Listener {
@@ -310,7 +321,7 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   await sql`select 1`.execute(db);
   // Three reads every request needs, as one round trip per event-loop turn instead of three; a
   // named statement, so each connection parses and plans it once rather than on every request.
-  const turnReading = sharedPerTurn(async (): Promise<TurnReading> => {
+  const turnReading = sharedPerTurn(async (seq): Promise<TurnReading> => {
     const { rows } = await pool.query<
       Record<'id' | 'epoch' | 'deletions' | 'version' | 'rowVersion', number | null>
     >({
@@ -326,11 +337,12 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
       deletions: Number(row.deletions ?? 0),
       listingVersion: Number(row.version ?? 0),
       rowVersion: Number(row.rowVersion ?? 0),
+      seq,
     };
   });
   // The row counter; null when it cannot be read (before migration 015: nothing is cached then).
-  const rowCounter = (): Promise<RowVersionValue> =>
-    turnReading().then(
+  const rowCounter = (arrival?: Arrival): Promise<RowVersionValue> =>
+    turnReading(arrival).then(
       (reading) => reading.rowVersion,
       () => null,
     );

@@ -11,7 +11,8 @@ import {
   readsAllConfidential,
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
-import type { RowVersion, TurnReading } from './database.js';
+import type { Arrival, RowVersion, TurnReading } from './database.js';
+import type { SharedRead } from './per-turn.js';
 import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
 import { MAX_ID } from '../domain/ids.js';
@@ -62,6 +63,8 @@ export interface ListingHead {
    * (titles, names, notes, visibility, deletions), not when events are appended.
    */
   version: number;
+  /** PostgreSQL: the shared reading it came from (`TurnReading.seq`); absent on SQLite. */
+  seq?: number;
 }
 
 /**
@@ -140,27 +143,31 @@ export class EventStore {
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
     membershipsVersion: RowVersion = () => null,
-    private readonly turnReading?: () => Promise<TurnReading>,
+    private readonly turnReading?: SharedRead<TurnReading>,
   ) {
     this.members = new RowCache(membershipsVersion);
   }
 
   /** The projects a user is a member of, with their visibility and the user's access level. */
-  memberProjects(userId: number): Promise<MemberProject[]> {
-    return this.members.get(userId, async () => {
-      const rows = await this.db
-        .selectFrom('project_members as m')
-        .innerJoin('projects as p', 'p.id', 'm.project_id')
-        .select(['m.project_id', 'm.access_level', 'p.visibility'])
-        .where('m.user_id', '=', userId)
-        .orderBy('m.project_id')
-        .execute();
-      return rows.map((r) => ({
-        projectId: r.project_id,
-        visibility: r.visibility,
-        accessLevel: r.access_level,
-      }));
-    });
+  memberProjects(userId: number, arrival?: Arrival): Promise<MemberProject[]> {
+    return this.members.get(
+      userId,
+      async () => {
+        const rows = await this.db
+          .selectFrom('project_members as m')
+          .innerJoin('projects as p', 'p.id', 'm.project_id')
+          .select(['m.project_id', 'm.access_level', 'p.visibility'])
+          .where('m.user_id', '=', userId)
+          .orderBy('m.project_id')
+          .execute();
+        return rows.map((r) => ({
+          projectId: r.project_id,
+          visibility: r.visibility,
+          accessLevel: r.access_level,
+        }));
+      },
+      arrival,
+    );
   }
 
   /**
@@ -354,10 +361,10 @@ export class EventStore {
    * below the head is settled: on SQLite writers are serialized, on PostgreSQL every appender
    * holds one transaction lock from before its id is drawn until it commits (see `append`).
    */
-  async head(): Promise<ListingHead> {
+  async head(arrival?: Arrival): Promise<ListingHead> {
     if (this.turnReading) {
-      const { headId, epoch, deletions, listingVersion } = await this.turnReading();
-      return { id: headId, epoch, deletions, version: listingVersion };
+      const { headId, epoch, deletions, listingVersion, seq } = await this.turnReading(arrival);
+      return { id: headId, epoch, deletions, version: listingVersion, seq };
     }
     const { rows } = await sql<{
       id: number | null;

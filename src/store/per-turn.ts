@@ -7,39 +7,64 @@
  *   every one of them arrived before it was sent.
  * - At most one read is in flight. Callers arriving while it is (it was sent before they came, so
  *   it may predate a commit they have seen) share the next one, sent as soon as it returns.
+ * - A caller may say when it arrived (`since`, a `stamp()` taken then, as an HTTP request does when
+ *   it comes in): any read numbered above its stamp was sent after it arrived, so the last read
+ *   returned serves it at once, or the read in flight when that one was sent later. A request then
+ *   reads once however many steps of it ask (its token, its user, its listing's mark), instead of
+ *   once per step, each a round trip after the last.
  *
  * Under load that is one round trip per round-trip time for all of a process's requests instead
  * of one per request, at the cost of waiting for the read in flight first.
  */
-export function sharedPerTurn<T>(read: () => Promise<T>): () => Promise<T> {
+export interface SharedRead<T> {
+  /** A read sent after the caller arrived: after `since` reads were sent, or after now. */
+  (since?: number): Promise<T>;
+  /** Reads sent so far: a caller's stamp, taken when it arrives. */
+  stamp(): number;
+}
+
+export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<T> {
+  /** Reads sent so far; each read's number is the count once it is sent. */
+  let sent = 0;
   /** The read callers of this turn join (not sent yet). */
   let joinable: Promise<T> | null = null;
-  let inFlight = false;
+  /** The read in flight and its number. */
+  let flight: { seq: number; promise: Promise<T> } | null = null;
+  /** The newest read that returned, and its number (reads return in order: one at a time). */
+  let latest: { seq: number; value: T } | null = null;
   /** The next read, for callers that came while one was in flight. */
   let queued: { promise: Promise<T>; start: () => void } | null = null;
 
   const start = (): Promise<T> => {
-    const current = read();
+    const seq = ++sent;
+    const current = read(seq);
     joinable = current;
-    inFlight = true;
+    flight = { seq, promise: current };
     setImmediate(() => {
       if (joinable === current) joinable = null;
     });
     const settled = () => {
-      inFlight = false;
+      flight = null;
       if (queued) {
         const next = queued;
         queued = null;
         next.start();
       }
     };
-    current.then(settled, settled);
+    current.then((value) => {
+      latest = { seq, value };
+      settled();
+    }, settled);
     return current;
   };
 
-  return () => {
+  const shared = (since?: number): Promise<T> => {
+    if (since !== undefined) {
+      if (latest && latest.seq > since) return Promise.resolve(latest.value);
+      if (flight && flight.seq > since) return flight.promise;
+    }
     if (joinable) return joinable;
-    if (!inFlight) return start();
+    if (!flight) return start();
     if (!queued) {
       let run!: () => void;
       const promise = new Promise<T>((resolve, reject) => {
@@ -49,4 +74,6 @@ export function sharedPerTurn<T>(read: () => Promise<T>): () => Promise<T> {
     }
     return queued.promise;
   };
+  shared.stamp = () => sent;
+  return shared;
 }

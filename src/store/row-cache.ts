@@ -7,7 +7,7 @@
  * read once per event-loop turn (a shared round trip instead of one per row); before migration
  * 015 nothing is cached there.
  */
-import type { RowVersion, RowVersionValue } from './database.js';
+import type { Arrival, RowVersion, RowVersionValue } from './database.js';
 
 const MAX_ENTRIES = 20_000;
 
@@ -19,10 +19,11 @@ export class RowCache<K, V> {
 
   /**
    * The current version, with the entries dropped if it moved; null when nothing may be cached.
-   * SQLite answers synchronously (no extra turn on the hot path); PostgreSQL after one shared read.
+   * SQLite answers synchronously (no extra turn on the hot path); PostgreSQL after one shared read
+   * (none when a reading sent since the caller's `arrival` is at hand).
    */
-  private current(): RowVersionValue | Promise<RowVersionValue> {
-    const read = this.rowVersion();
+  private current(arrival: Arrival): RowVersionValue | Promise<RowVersionValue> {
+    const read = this.rowVersion(arrival);
     return read instanceof Promise ? read.then((v) => this.adopt(v)) : this.adopt(read);
   }
 
@@ -46,8 +47,8 @@ export class RowCache<K, V> {
     }
   }
 
-  async get(key: K, load: (key: K) => Promise<V>): Promise<V> {
-    const version = await this.current();
+  async get(key: K, load: (key: K) => Promise<V>, arrival?: Arrival): Promise<V> {
+    const version = await this.current(arrival);
     if (version === null) return load(key);
     if (this.entries.has(key)) return this.entries.get(key)!;
     const value = await load(key);
@@ -59,8 +60,9 @@ export class RowCache<K, V> {
   async getMany(
     keys: readonly K[],
     loadMany: (keys: K[]) => Promise<Map<K, V>>,
+    arrival?: Arrival,
   ): Promise<Map<K, V>> {
-    const version = await this.current();
+    const version = await this.current(arrival);
     if (version === null) return loadMany([...keys]);
     const out = new Map<K, V>();
     const missing: K[] = [];

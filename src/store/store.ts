@@ -7,6 +7,7 @@ import { ApplicationStore } from './applications.js';
 import { explainConnectionError } from './connection-errors.js';
 import { ContentStore } from './content.js';
 import {
+  type Arrival,
   type Connection,
   type CountedTable,
   type PoolStats,
@@ -125,6 +126,14 @@ export class Store {
 
   get dialect() {
     return this.conn.dialect;
+  }
+
+  /**
+   * A request's `Arrival` (store/database.ts), taken when it comes in: the turn readings sent so
+   * far. Undefined on SQLite, whose readers need no shared reading.
+   */
+  arrival(): Arrival {
+    return this.conn.turnReading?.stamp();
   }
 
   /** Changes whenever any process commits to the database; null where that cannot be observed. */

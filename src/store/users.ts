@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { RowVersion } from './database.js';
+import type { Arrival, RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -14,9 +14,12 @@ export class UserStore {
     this.cache = new RowCache(rowVersion);
   }
 
-  byId(id: number): Promise<UserRow | undefined> {
-    return this.cache.get(id, () =>
-      this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** `arrival`: the request's (store/database.ts `Arrival`), so its steps share one reading. */
+  byId(id: number, arrival?: Arrival): Promise<UserRow | undefined> {
+    return this.cache.get(
+      id,
+      () => this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+      arrival,
     );
   }
 

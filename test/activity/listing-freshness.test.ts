@@ -565,6 +565,44 @@ for (const dialect of DIALECTS) {
     });
 
     if (dialect === 'postgres') {
+      it('PostgreSQL: a request reads the head and row counter once, however many of its steps ask', async () => {
+        // Each step (token, user, membership, the listing's mark, a kept GraphQL answer's
+        // listings) used to wait for a reading of its own, a round trip each.
+        const readings = async (send: () => Promise<{ status: number }>) => {
+          const before = server.store.arrival()!;
+          assert.equal((await send()).status, 200);
+          return server.store.arrival()! - before;
+        };
+        const rest = (path: string) => () => get(server.url, path, token);
+        for (const path of [
+          `/api/v4/projects/${pa}/events`,
+          `/api/v4/users/${bob.id}/events`,
+          '/api/v4/events?scope=all',
+        ]) {
+          await readings(rest(path)); // kept from here on
+          assert.equal(await readings(rest(path)), 1, path);
+        }
+        const graphql = () =>
+          fetch(`${server.url}/api/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'private-token': token },
+            body: JSON.stringify({
+              query: `{
+                project(idOrPath: "${pa}") { events(first: 5) { nodes { databaseId } } }
+                user(id: "${bob.id}") { events(first: 5) { nodes { databaseId } } }
+              }`,
+            }),
+          });
+        await readings(graphql);
+        assert.equal(await readings(graphql), 1, 'a kept GraphQL answer');
+        // And a write committed before a request came is always in its answer (a reading sent
+        // before it arrived is never used): the next page shows it first.
+        const path = `/api/v4/projects/${pa}/events?per_page=3`;
+        await get(server.url, path, token);
+        const row = await append(writer, pa, bob.id);
+        assert.equal(ids((await get(server.url, path, token)).body)[0], row.id);
+      });
+
       it('PostgreSQL: a later id cannot become visible before an earlier one, so no cached listing misses it', async () => {
         const path = `/api/v4/projects/${pa}/events?per_page=100`;
         const before = ids((await get(server.url, path, token)).body);

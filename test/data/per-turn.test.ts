@@ -1,6 +1,7 @@
 /**
  * The shared read of store/per-turn.ts (PostgreSQL's head, listing version and row counter): every
- * caller gets a read sent after it arrived, and a busy process sends one read per round trip.
+ * caller gets a read sent after it arrived, a busy process sends one read per round trip, and the
+ * steps of one request (stamped when it arrived) share one read.
  */
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -66,6 +67,58 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     // The follow-up was sent after the last of them arrived: it sees the last commit.
     assert.deepEqual(await Promise.all(later), [5, 5, 5, 5, 5]);
     assert.equal(db.reads, 2);
+  });
+
+  it('a caller that says when it arrived is served at once by the last read sent after that', async () => {
+    const { db, read, answer } = fakeDatabase();
+    const shared = sharedPerTurn(read);
+    const arrived = shared.stamp();
+    await nextTurn();
+    const first = shared(arrived);
+    await answer();
+    assert.equal(await first, 0);
+    db.value = 1; // committed after the read was sent, so after the caller arrived: not owed to it
+    // A later step of the same request (its user, its listing's mark): no second round trip.
+    assert.equal(await shared(arrived), 0);
+    assert.equal(db.reads, 1);
+    // Without a stamp, or for a caller stamped now, "now" is after the read: it reads again.
+    const fresh = shared(shared.stamp());
+    await answer();
+    assert.equal(await fresh, 1);
+    assert.equal(db.reads, 2);
+  });
+
+  it('a read sent before a caller arrived never serves it, returned or in flight', async () => {
+    const { db, read, answer } = fakeDatabase();
+    const shared = sharedPerTurn(read);
+    const first = shared();
+    await nextTurn();
+    db.value = 1; // committed after the first read was sent, before the caller came
+    const arrived = shared.stamp();
+    const inFlight = shared(arrived);
+    await answer();
+    assert.equal(await first, 0);
+    await answer();
+    assert.equal(await inFlight, 1, 'not the read in flight when it came');
+    db.value = 2;
+    const arrivedLater = shared.stamp();
+    const returned = shared(arrivedLater);
+    await answer();
+    assert.equal(await returned, 2, 'not the read that had returned when it came');
+    assert.equal(db.reads, 3);
+  });
+
+  it('a caller joins the read in flight when that read was sent after it arrived', async () => {
+    const { db, read, answer } = fakeDatabase();
+    const shared = sharedPerTurn(read);
+    const arrived = shared.stamp();
+    await nextTurn();
+    const sentLater = shared(); // another request's read, sent after ours arrived
+    await nextTurn();
+    const ours = shared(arrived);
+    await answer();
+    assert.deepEqual(await Promise.all([sentLater, ours]), [0, 0]);
+    assert.equal(db.reads, 1, 'it waits for that read rather than the next one');
   });
 
   it('a failed read fails its callers only; the next caller reads again', async () => {

@@ -14,6 +14,7 @@ import {
 import { requireScope, type Scope } from '../../domain/scopes.js';
 import { digest } from '../../domain/secrets.js';
 import { type Viewer, viewerOf } from '../../domain/visibility.js';
+import type { Arrival } from '../../store/database.js';
 import type { PersonalAccessTokenRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
@@ -47,7 +48,8 @@ export type Resolution = { principal: Principal } | { error: InvalidTokenError }
 export interface TokenResolver {
   /** Whether the resolver may see tokens from `PRIVATE-TOKEN`/`private_token` (PATs only). */
   readonly acceptsPrivateToken: boolean;
-  resolve(token: string, now: number): Promise<Resolution | null>;
+  /** `arrival`: the request's (store/database.ts), so its lookups share one reading. */
+  resolve(token: string, now: number, arrival?: Arrival): Promise<Resolution | null>;
 }
 
 export const BLOCKED_REASON = 'Your account has been blocked.';
@@ -70,9 +72,12 @@ export class CredentialService {
   /**
    * Returns the principal, null for an anonymous request, or throws: 400 when a bearer token is
    * both in the header and the query (RFC 6750 §2), 401 for unknown, expired or revoked tokens,
-   * 403 for blocked users.
+   * 403 for blocked users. `arrival`: the request's (store/database.ts `Arrival`).
    */
-  async authenticate(presented: PresentedCredentials): Promise<Principal | null> {
+  async authenticate(
+    presented: PresentedCredentials,
+    arrival?: Arrival,
+  ): Promise<Principal | null> {
     const bearer = nonEmpty(presented.bearerHeader);
     const accessParam = nonEmpty(presented.accessTokenParam);
     if (bearer !== undefined && accessParam !== undefined) {
@@ -86,7 +91,7 @@ export class CredentialService {
     const now = this.clock.now();
     for (const resolver of this.resolvers) {
       if (oauthCandidate === undefined && !resolver.acceptsPrivateToken) continue;
-      const result = await resolver.resolve(token, now);
+      const result = await resolver.resolve(token, now, arrival);
       if (result === null) continue;
       if ('error' in result) throw result.error;
       if (result.principal.user.state !== 'active') throw new ForbiddenError(BLOCKED_REASON);
@@ -119,13 +124,13 @@ class PersonalAccessTokenResolver implements TokenResolver {
 
   constructor(private readonly store: Store) {}
 
-  async resolve(token: string, now: number): Promise<Resolution | null> {
-    const row = await this.store.tokens.byDigest(digest(token));
+  async resolve(token: string, now: number, arrival?: Arrival): Promise<Resolution | null> {
+    const row = await this.store.tokens.byDigest(digest(token), arrival);
     if (!row) return null;
     const expiry = expiryInstant(row.expires_at);
     if (expiry !== null && now >= expiry) return { error: new InvalidTokenError(TOKEN_EXPIRED) };
     if (row.revoked) return { error: new InvalidTokenError(TOKEN_REVOKED) };
-    const userRow = await this.store.users.byId(row.user_id);
+    const userRow = await this.store.users.byId(row.user_id, arrival);
     if (!userRow) return null;
     const user = userView(userRow);
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {

@@ -9,6 +9,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
 import { type OffsetPage, reportedTotal } from '../../domain/pagination.js';
 import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
+import type { Arrival } from '../../store/database.js';
 import type { EventQuery } from '../../store/events.js';
 import type { ProjectRow, UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -186,26 +187,31 @@ export class ActivityService {
    * What the listing's answer is a function of, as of now (listing-cache.ts `mark`): equal marks
    * mean equal answers, so faces build version tags (ETags, kept responses) from it.
    */
-  async mark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
+  async mark(listing: ResolvedListing, page?: OffsetPage, arrival?: Arrival): Promise<string> {
     const { mark, snapshot } = await this.listings.cache.mark(
       listing.query,
       page && pageBounds(page),
+      arrival,
     );
     listing.snapshot = snapshot;
     return mark;
   }
 
-  /** The listing's mark as of now, leaving its snapshot as it was (a kept answer's check). */
-  async remark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
-    return (await this.listings.cache.mark(listing.query, page && pageBounds(page))).mark;
+  /**
+   * The listing's mark as of the request's `arrival` (store/database.ts), leaving its snapshot as
+   * it was (a kept answer's check).
+   */
+  async remark(listing: ResolvedListing, page?: OffsetPage, arrival?: Arrival): Promise<string> {
+    const bounds = page && pageBounds(page);
+    return (await this.listings.cache.mark(listing.query, bounds, arrival)).mark;
   }
 
   /**
    * What every answer depends on besides its listings' events, and (`head`) the mark of answers
    * that may read any listing, which moves on every append (ListingCache `versionMarks`).
    */
-  versionMarks(): Promise<VersionMarks> {
-    return this.listings.cache.versionMarks();
+  versionMarks(arrival?: Arrival): Promise<VersionMarks> {
+    return this.listings.cache.versionMarks(arrival);
   }
 
   /** The store query behind a source, or null when the answer is empty by rule. */

@@ -5,6 +5,7 @@
  */
 import type { Metrics } from '../metrics.js';
 import { reportedTotal } from '../../domain/pagination.js';
+import type { Arrival } from '../../store/database.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -46,12 +47,12 @@ export class EventListing {
   /**
    * What the listing's answers are a function of, as of now (ListingCache `mark`): read before
    * its rows, an unchanged mark later means unchanged answers. A listing empty by rule answers the
-   * same whatever is written.
+   * same whatever is written. `arrival`: the request's (store/database.ts), when it has one.
    */
-  async mark(): Promise<string> {
+  async mark(arrival?: Arrival): Promise<string> {
     const { context, q } = this;
     if (!context || !q) return 'empty';
-    return (await context.cache.mark(q)).mark;
+    return (await context.cache.mark(q, undefined, arrival)).mark;
   }
 
   /** The window's events in sort order, hydrated (`limit` at most). */

@@ -19,6 +19,7 @@
  */
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
+import type { Arrival } from '../../store/database.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -153,19 +154,21 @@ export class ListingCache {
    * listing empty by rule (null: a private profile) is a function of the version alone.
    *
    * Given a REST page's bounds, a page that appends cannot change (`appendsLeaveAsItIs`) gets a
-   * mark without the feed's part: it stands while new events arrive.
+   * mark without the feed's part: it stands while new events arrive. `arrival`: the request's
+   * (store/database.ts), whose earlier steps' reading serves it on PostgreSQL.
    */
   async mark(
     q: EventQuery | null,
     page?: { offset: number; limit: number },
+    arrival?: Arrival,
   ): Promise<{ mark: string; snapshot: ListingSnapshot }> {
-    const snapshot = await this.clock.current();
+    const snapshot = await this.clock.current(arrival);
     if (!q) return { mark: `${snapshot.version}:empty`, snapshot };
     const epoch = page ? this.appendsLeaveAsItIs(q, page, snapshot) : null;
     if (epoch !== null) {
       return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc`, snapshot };
     }
-    const members = await this.memberIds(q);
+    const members = await this.memberIds(q, arrival);
     // Read together, with no wait in between: the feed may start over at any wait.
     const floor = this.clock.floor;
     const last =
@@ -213,8 +216,8 @@ export class ListingCache {
    * `head`, the same with the newest event id, for answers that may read any event (every append
    * moves it).
    */
-  async versionMarks(): Promise<VersionMarks> {
-    const snapshot = await this.clock.current();
+  async versionMarks(arrival?: Arrival): Promise<VersionMarks> {
+    const snapshot = await this.clock.current(arrival);
     const version = `${snapshot.version}:${snapshot.deletions}`;
     return { version, head: `${version}:h${snapshot.id}` };
   }
@@ -332,9 +335,10 @@ export class ListingCache {
   }
 
   /** Ids of the projects a cross-project listing spans (scope=all), or null. */
-  private async memberIds(q: EventQuery): Promise<number[] | null> {
+  private async memberIds(q: EventQuery, arrival?: Arrival): Promise<number[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    return (await this.store.events.memberProjects(q.source.userId)).map((p) => p.projectId);
+    const projects = await this.store.events.memberProjects(q.source.userId, arrival);
+    return projects.map((p) => p.projectId);
   }
 
   /**

@@ -11,6 +11,7 @@
  * head is settled (store/events.ts `head`), so walking ids above a listing's mark up to the head
  * finds every event the listing missed, on SQLite and on PostgreSQL, with any number of processes.
  */
+import type { Arrival } from '../../store/database.js';
 import { sharedPerTurn } from '../../store/per-turn.js';
 import type { Store } from '../../store/store.js';
 
@@ -28,6 +29,8 @@ export interface ListingSnapshot {
    * (titles, names, notes…), so hydrated pages filed under another version are stale.
    */
   version: number;
+  /** PostgreSQL: the turn reading its head came from (`TurnReading.seq`). */
+  seq?: number;
 }
 
 /** A head further than this from the last one is not read event by event: marks start over. */
@@ -83,33 +86,52 @@ export class ListingClock {
   /**
    * The snapshot to answer from, read after the caller arrived. On SQLite it is reused while the
    * database's data version stands still (nothing committed anywhere); elsewhere one read is shared
-   * only by callers of the same event-loop turn, all of which arrived before it was sent.
+   * only by callers of the same event-loop turn, all of which arrived before it was sent, or by a
+   * request whose `arrival` came before the reading its head was read in (store/per-turn.ts).
    */
-  current(): Promise<ListingSnapshot> {
+  current(arrival?: Arrival): Promise<ListingSnapshot> {
     const version = this.store.dataVersion();
-    if (version !== null && this.snapshot && version === this.dataVersion) {
-      return Promise.resolve(this.snapshot);
+    const known = this.snapshot;
+    if (version !== null && known && version === this.dataVersion) {
+      return Promise.resolve(known);
+    }
+    if (arrival !== undefined && version === null) {
+      // PostgreSQL, for a request: the reading its earlier steps waited for serves it too.
+      if (known?.seq !== undefined && known.seq > arrival) return Promise.resolve(known);
+      return this.read(version, arrival);
     }
     return this.shared();
   }
 
-  private async read(version: number | null): Promise<ListingSnapshot> {
-    const head = await this.store.events.head();
+  private async read(version: number | null, arrival?: Arrival): Promise<ListingSnapshot> {
+    const head = await this.store.events.head(arrival);
+    let epochs = this.epochs;
     if (head.epoch !== this.epochsAt) {
       // Read after the head: a listing records these epochs before its own queries run, so what
-      // it caches is never older than the epochs it is filed under.
-      this.epochs = await this.store.events.epochs();
-      this.epochsAt = head.epoch;
+      // it caches is never older than the epochs it is filed under. Requests read concurrently
+      // (`arrival`): each snapshot takes the epochs read after its own head, and the newest kept.
+      epochs = await this.store.events.epochs();
+      if (head.epoch > this.epochsAt) {
+        this.epochs = epochs;
+        this.epochsAt = head.epoch;
+      }
     }
     await this.follow(head.id, head.deletions);
     const snapshot: ListingSnapshot = {
       id: head.id,
       epoch: head.epoch,
-      epochs: this.epochs,
+      epochs,
       deletions: head.deletions,
       version: head.version,
+      ...(head.seq !== undefined ? { seq: head.seq } : {}),
     };
-    if (!this.snapshot || snapshot.id >= this.snapshot.id) {
+    const known = this.snapshot;
+    const newer =
+      !known ||
+      (snapshot.seq !== undefined && known.seq !== undefined
+        ? snapshot.seq >= known.seq
+        : snapshot.id >= known.id);
+    if (newer) {
       this.snapshot = snapshot;
       this.dataVersion = version;
     }
