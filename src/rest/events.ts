@@ -67,8 +67,9 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     const { query } = request;
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);
-    const resolved = await activity.resolve(source, filter, viewer);
-    const mark = await activity.mark(resolved, page, arrivalOf(request));
+    const arrival = arrivalOf(request);
+    const resolved = await activity.resolve(source, filter, viewer, arrival);
+    const mark = await activity.mark(resolved, page, arrival);
     const remark: Remark = (arrival) => activity.remark(resolved, page, arrival);
     const list = { kind: KIND, revision, viewer, mark, remark };
     if (await answerIfNotModified(services, request, reply, list)) return reply;

@@ -1,5 +1,5 @@
 import { type Insertable, type Kysely, sql } from 'kysely';
-import type { RowVersion } from './database.js';
+import type { Arrival, RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -17,9 +17,12 @@ export class ProjectStore {
     this.levels = new RowCache(membersVersion);
   }
 
-  byId(id: number): Promise<ProjectRow | undefined> {
-    return this.cache.get(id, () =>
-      this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** `arrival`: the request's (store/database.ts), so its steps share one reading. */
+  byId(id: number, arrival?: Arrival): Promise<ProjectRow | undefined> {
+    return this.cache.get(
+      id,
+      () => this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
+      arrival,
     );
   }
 
@@ -77,16 +80,20 @@ export class ProjectStore {
     return row !== undefined;
   }
 
-  accessLevel(projectId: number, userId: number): Promise<number | null> {
-    return this.levels.get(`${projectId}:${userId}`, async () => {
-      const row = await this.db
-        .selectFrom('project_members')
-        .select('access_level')
-        .where('project_id', '=', projectId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return row ? row.access_level : null;
-    });
+  accessLevel(projectId: number, userId: number, arrival?: Arrival): Promise<number | null> {
+    return this.levels.get(
+      `${projectId}:${userId}`,
+      async () => {
+        const row = await this.db
+          .selectFrom('project_members')
+          .select('access_level')
+          .where('project_id', '=', projectId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+        return row ? row.access_level : null;
+      },
+      arrival,
+    );
   }
 
   /** Access levels of one user in many projects (for per-request batching). */

@@ -94,8 +94,8 @@ export class ActivityService {
   }
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
-  async findUser(idOrUsername: string): Promise<UserView> {
-    return userView(await this.findUserRow(idOrUsername));
+  async findUser(idOrUsername: string, arrival?: Arrival): Promise<UserView> {
+    return userView(await this.findUserRow(idOrUsername, arrival));
   }
 
   /** A user by username only (profile pages: `/123` is the user named 123, not id 123). */
@@ -105,28 +105,35 @@ export class ActivityService {
     return userView(user);
   }
 
-  private async findUserRow(idOrUsername: string): Promise<UserRow> {
+  private async findUserRow(idOrUsername: string, arrival?: Arrival): Promise<UserRow> {
     const user = NUMERIC_ID.test(idOrUsername)
       ? isRowId(Number(idOrUsername))
-        ? await this.store.users.byId(Number(idOrUsername))
+        ? await this.store.users.byId(Number(idOrUsername), arrival)
         : undefined
       : await this.store.users.byUsername(idOrUsername);
     if (!user) throw new NotFoundError('User');
     return user;
   }
 
-  /** `:id` of `/projects/:id`: a number, or a full path containing '/'. Unreadable = not found. */
-  async findProject(idOrPath: string, viewer: Viewer | null): Promise<ResolvedProject> {
+  /**
+   * `:id` of `/projects/:id`: a number, or a full path containing '/'. Unreadable = not found.
+   * `arrival`: the request's (store/database.ts), whose earlier steps' reading serves it.
+   */
+  async findProject(
+    idOrPath: string,
+    viewer: Viewer | null,
+    arrival?: Arrival,
+  ): Promise<ResolvedProject> {
     let project: ProjectRow | undefined;
     if (SIGNED_NUMERIC_ID.test(idOrPath)) {
       const id = Number(idOrPath);
-      project = isRowId(id) ? await this.store.projects.byId(id) : undefined;
+      project = isRowId(id) ? await this.store.projects.byId(id, arrival) : undefined;
     } else if (idOrPath.includes('/')) {
       project = await this.store.projects.byFullPath(idOrPath);
     }
     if (!project) throw new NotFoundError('Project');
     const accessLevel = viewer
-      ? await this.store.projects.accessLevel(project.id, viewer.userId)
+      ? await this.store.projects.accessLevel(project.id, viewer.userId, arrival)
       : null;
     if (!canReadProject(project.visibility as never, viewer, accessLevel))
       throw new NotFoundError('Project');
@@ -179,8 +186,9 @@ export class ActivityService {
     source: ActivitySource,
     filter: EventFilter,
     viewer: Viewer | null,
+    arrival?: Arrival,
   ): Promise<ResolvedListing> {
-    return new ResolvedListing(await this.query(source, filter, viewer));
+    return new ResolvedListing(await this.query(source, filter, viewer, arrival));
   }
 
   /**
@@ -219,12 +227,15 @@ export class ActivityService {
     source: ActivitySource,
     filter: EventFilter,
     viewer: Viewer | null,
+    arrival: Arrival,
   ): Promise<EventQuery | null> {
     switch (source.kind) {
       case 'user':
-        return userQuery(await this.findUser(source.idOrUsername), filter, viewer);
-      case 'project':
-        return projectQuery(await this.findProject(source.idOrPath, viewer), filter, viewer);
+        return userQuery(await this.findUser(source.idOrUsername, arrival), filter, viewer);
+      case 'project': {
+        const project = await this.findProject(source.idOrPath, viewer, arrival);
+        return projectQuery(project, filter, viewer);
+      }
       case 'viewer':
         if (!viewer) throw new Error('viewer source needs an authenticated viewer');
         return viewerQuery(viewer, source.scope, filter);
