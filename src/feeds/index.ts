@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ServiceError, UnauthenticatedError } from '../domain/errors.js';
 import { projectWebUrl, userWebUrl } from '../domain/links.js';
 import { type Problem, errorHandler } from '../http/errors.js';
+import { arrivalOf } from '../http/arrival.js';
 import { answerIfNotModified, tagResponses } from '../http/conditional.js';
 import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
@@ -84,8 +85,10 @@ export function atomFeeds(services: Services, revision: string) {
       const reader = await feedReader(services, request, reply);
       const viewer = reader?.viewer ?? null;
       const { source, feed } = await describe(reader);
-      const resolved = await activity.resolve(source, { sort: 'desc' }, viewer);
-      const mark = await activity.mark(resolved);
+      // Feed readers poll: on PostgreSQL every step of a poll takes the reading of its arrival.
+      const arrival = arrivalOf(request);
+      const resolved = await activity.resolve(source, { sort: 'desc' }, viewer, arrival);
+      const mark = await activity.mark(resolved, undefined, arrival);
       const list = { kind: 'atom', revision, viewer, mark };
       if (await answerIfNotModified(services, request, reply, list)) return reply;
       const page = await activity.listPage(resolved, { page: 1, perPage: ENTRIES });
@@ -138,7 +141,8 @@ export function atomFeeds(services: Services, revision: string) {
       app.get(route, (request: ParamsRequest, reply) =>
         serve(request, reply, async (reader) => {
           const fullPath = names.map((n) => request.params[n]!).join('/');
-          const { project } = await activity.findProject(fullPath, reader?.viewer ?? null);
+          const viewer = reader?.viewer ?? null;
+          const { project } = await activity.findProject(fullPath, viewer, arrivalOf(request));
           const page = projectWebUrl(config.externalUrl, project);
           return {
             source: { kind: 'project', idOrPath: String(project.id) },

@@ -595,6 +595,9 @@ for (const dialect of DIALECTS) {
           });
         await readings(graphql);
         assert.equal(await readings(graphql), 1, 'a kept GraphQL answer');
+        // A feed reader's poll: the token, the project by path, the listing and its page.
+        await readings(rest('/acme/a.atom'));
+        assert.equal(await readings(rest('/acme/a.atom')), 1, 'an Atom feed');
         // And a write committed before a request came is always in its answer (a reading sent
         // before it arrived is never used): the next page shows it first.
         const path = `/api/v4/projects/${pa}/events?per_page=3`;
