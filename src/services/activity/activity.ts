@@ -258,12 +258,17 @@ export class ActivityService {
         cache.settle(q, entry, pageKey, shifted),
       );
     }
-    const total = reportedTotal(await cache.count(q, entry));
-    if (cached) return { ...cached, total };
-    // A known count past the end: no need to ask the database.
-    if (total !== null && offset >= total) return { events: [], total, hasNext: false };
+    if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
+    if (entry.count !== undefined) {
+      // A known count past the end: no need to ask the database.
+      const total = reportedTotal(entry.count);
+      if (total !== null && offset >= total) return { events: [], total, hasNext: false };
+    }
+    // The count and the page are independent reads: a listing met for the first time sends both
+    // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
+    const counting = cache.count(q, entry);
     // Readers of the same page at the same moment (a busy listing after a write) share one walk.
-    const found = await cache.once(entry, `page ${pageKey}`, async () => {
+    const paging = cache.once(entry, `page ${pageKey}`, async () => {
       const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
       const rows =
         fromId === undefined
@@ -280,7 +285,8 @@ export class ActivityService {
       remember(entry.pages, pageKey, computed);
       return computed;
     });
-    return { ...found, total };
+    const [count, found] = await Promise.all([counting, paging]);
+    return { ...found, total: reportedTotal(count) };
   }
 
   /**
