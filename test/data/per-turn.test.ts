@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { sharedPerTurn } from '../../src/store/per-turn.js';
 
 /**
@@ -25,7 +26,9 @@ function fakeDatabase() {
     pending.shift()!();
     await nextTurn();
   };
-  return { db, read, answer };
+  /** Reads sent and not answered yet. */
+  const waiting = () => pending.length;
+  return { db, read, answer, waiting };
 }
 
 describe('a read shared by its callers (store/per-turn.ts)', () => {
@@ -143,5 +146,52 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     answers.shift()!(true);
     assert.equal(await third, 7);
     assert.equal(reads, 3);
+  });
+
+  it('in any interleaving, every caller sees every commit made before it arrived, and steps of a request share reads', async () => {
+    // A commit is seen by callers only from the next turn on (its acknowledgement is I/O); a
+    // request is stamped when it arrives and asks again in later steps, as http/arrival.ts does.
+    const op = fc.oneof(
+      fc.constant({ kind: 'commit' as const }),
+      fc.constant({ kind: 'answer' as const }),
+      fc.constant({ kind: 'turn' as const }),
+      fc.constant({ kind: 'call' as const }),
+      fc.constant({ kind: 'arrive' as const }),
+      fc.nat(7).map((request) => ({ kind: 'step' as const, request })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+        const { db, read, answer, waiting } = fakeDatabase();
+        const shared = sharedPerTurn(read);
+        const requests: Array<{ stamp: number; seen: number }> = [];
+        const checks: Array<{ value: Promise<number>; seen: number }> = [];
+        const answerIfAny = () => (waiting() > 0 ? answer() : nextTurn());
+        for (const o of ops) {
+          if (o.kind === 'commit') {
+            db.value++;
+            await nextTurn();
+          } else if (o.kind === 'answer') {
+            await answerIfAny();
+          } else if (o.kind === 'turn') {
+            await nextTurn();
+          } else if (o.kind === 'call') {
+            checks.push({ value: shared(), seen: db.value });
+          } else if (o.kind === 'arrive') {
+            requests.push({ stamp: shared.stamp(), seen: db.value });
+            const r = requests.at(-1)!;
+            checks.push({ value: shared(r.stamp), seen: r.seen });
+          } else if (requests.length > 0) {
+            const r = requests[o.request % requests.length]!;
+            checks.push({ value: shared(r.stamp), seen: r.seen });
+          }
+        }
+        // Answer everything still in flight or queued, then check every caller.
+        for (let i = 0; i < 2 * ops.length + 2; i++) await answerIfAny();
+        for (const { value, seen } of checks) assert.ok((await value) >= seen);
+        // Never more reads than callers: sharing only ever saves reads.
+        assert.ok(db.reads <= checks.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
