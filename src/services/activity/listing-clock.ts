@@ -13,6 +13,7 @@
  */
 import type { Arrival } from '../../store/database.js';
 import { sharedPerTurn } from '../../store/per-turn.js';
+import type { ListingHead } from '../../store/events.js';
 import type { Store } from '../../store/store.js';
 
 export interface ListingSnapshot {
@@ -41,6 +42,8 @@ export class ListingClock {
   private dataVersion: number | null = null;
   /** One read per event-loop turn (store/per-turn.ts). */
   private readonly shared = sharedPerTurn(() => this.read(this.store.dataVersion()));
+  /** PostgreSQL: the snapshot being made from the newest turn reading, by its number. */
+  private building: { seq: number; snapshot: Promise<ListingSnapshot> } | null = null;
   private epochs: ReadonlyMap<number, number> = new Map();
   private epochsAt = -1;
   /** Ids at or below `synced` are in the feed maps; ids from `floor` on are known there. */
@@ -105,11 +108,27 @@ export class ListingClock {
 
   private async read(version: number | null, arrival?: Arrival): Promise<ListingSnapshot> {
     const head = await this.store.events.head(arrival);
+    if (head.seq === undefined) return this.snapshotOf(head, version);
+    // Requests of one PostgreSQL reading (`arrival`) ask together: one snapshot per reading, so its
+    // epochs and its walk of the change feed are read once, not once per request.
+    if (this.building?.seq !== head.seq) {
+      const building = { seq: head.seq, snapshot: this.snapshotOf(head, version) };
+      this.building = building;
+      // A failed snapshot fails its callers only; the next caller of that reading tries again.
+      building.snapshot.catch(() => {
+        if (this.building === building) this.building = null;
+      });
+    }
+    return this.building.snapshot;
+  }
+
+  private async snapshotOf(head: ListingHead, version: number | null): Promise<ListingSnapshot> {
     let epochs = this.epochs;
     if (head.epoch !== this.epochsAt) {
       // Read after the head: a listing records these epochs before its own queries run, so what
-      // it caches is never older than the epochs it is filed under. Requests read concurrently
-      // (`arrival`): each snapshot takes the epochs read after its own head, and the newest kept.
+      // it caches is never older than the epochs it is filed under. Snapshots of different
+      // readings may be made concurrently: each takes the epochs read after its own head, and the
+      // newest are kept.
       epochs = await this.store.events.epochs();
       if (head.epoch > this.epochsAt) {
         this.epochs = epochs;
