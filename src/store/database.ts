@@ -9,6 +9,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { SETTLED_HEAD_COLUMNS } from './events.js';
+import { PLAN_ONCE } from './plan-once.js';
 import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
 import { type SharedRead, sharedPerTurn } from './per-turn.js';
 import type { Database } from './schema.js';
@@ -239,10 +240,12 @@ const POOL_MAX = 10;
 /**
  * Reads of rows by key (tokens, users, projects, memberships, a page's issues and notes) as named
  * statements: each connection parses and plans one of them once, not on every request, which on a
- * cached listing was most of PostgreSQL's work. Only reads that leave the event log alone: a
- * listing's plan depends on its parameters (which project, how deep), so those are planned anew.
- * Never inside a transaction: migrations run in transactions, and a statement prepared before a
- * table changed shape would fail afterwards.
+ * cached listing was most of PostgreSQL's work. Only reads that leave the event log alone, and
+ * those marked `PLAN_ONCE`: a listing walk's plan depends on its parameters (which project, how
+ * deep), so those are planned anew. PostgreSQL plans a named statement afresh for its first five
+ * runs on a connection, then keeps a generic plan when that costs no more. Never inside a
+ * transaction: migrations run in transactions, and a statement prepared before a table changed
+ * shape would fail afterwards.
  */
 function prepareRowReads(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -259,8 +262,7 @@ function prepareRowReads(client: pg.PoolClient): void {
       args.length !== 2 ||
       typeof text !== 'string' ||
       !Array.isArray(values) ||
-      !/^select /i.test(text) ||
-      text.includes('"events"')
+      !(text.startsWith(PLAN_ONCE) || (/^select /i.test(text) && !text.includes('"events"')))
     ) {
       return query(...args);
     }

@@ -12,6 +12,7 @@ import {
 } from '../domain/visibility.js';
 import { actionCode } from '../domain/vocabulary.js';
 import type { Arrival, RowVersion, TurnReading } from './database.js';
+import { PLAN_ONCE } from './plan-once.js';
 import type { SharedRead } from './per-turn.js';
 import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
@@ -533,7 +534,7 @@ export class EventStore {
       });
       if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
     }
-    return sql<{ n: number | string }>`SELECT 0${sql.join(terms, sql``)} AS n`;
+    return sql<{ n: number | string }>`${sql.raw(PLAN_ONCE)}SELECT 0${sql.join(terms, sql``)} AS n`;
   }
 
   /** The same count by walking up to `cap + 1` of the listing's events (time filters, tests). */

@@ -1,6 +1,6 @@
 /**
- * PostgreSQL runs row reads as named statements (store/database.ts `prepareRowReads`): planned once
- * per connection. They must survive what named statements break on: a table migrated by another
+ * PostgreSQL runs row reads and listing counts as named statements (store/database.ts
+ * `prepareRowReads`, store/plan-once.ts): planned once per connection. They must survive what named statements break on: a table migrated by another
  * process under them ("cached plan must not change result type"), and migrations run on the same
  * pool (prepared only outside transactions).
  */
@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { PLAN_ONCE } from '../../src/store/plan-once.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/server.js';
@@ -48,6 +49,26 @@ if (DIALECTS.includes('postgres')) {
       });
       assert.ok(prepared.includes('select * from "users" where "id" = $1'), String(prepared));
       assert.ok(!prepared.some((text) => text.includes('"events"')), String(prepared));
+    });
+
+    it('a listing count is prepared on its connection, as a viewer sees it', async () => {
+      const q = {
+        source: { kind: 'author' as const, userId: alice },
+        filter: { sort: 'desc' as const },
+        viewer: { userId: alice, admin: false },
+        upTo: 1,
+      };
+      assert.equal(await store.events.count(q, 10_000), 0);
+      // The pool hands out the connection released last: the one that ran the count.
+      const prepared = await store.db.connection().execute(async (conn) => {
+        const { rows } = await sql<{ statement: string }>`SELECT statement
+          FROM pg_prepared_statements WHERE statement LIKE ${PLAN_ONCE + '%'}`.execute(conn);
+        return rows.map((r) => r.statement);
+      });
+      assert.equal(prepared.length, 1, String(prepared));
+      // The whole count in one statement: the tallies, what confidentiality hides, and the walk of
+      // the events above the reader's head.
+      assert.match(prepared[0]!, /"event_tallies".*"confidential_tallies".*"events"/s);
     });
 
     it('a table changed by another process under a prepared read is read again, with its new shape', async () => {
