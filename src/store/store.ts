@@ -129,6 +129,14 @@ export class Store {
   }
 
   /**
+   * Whether two reads sent together run at the same time: PostgreSQL's pool answers them over
+   * separate connections; SQLite's one embedded connection runs one statement after the other.
+   */
+  get readsInParallel(): boolean {
+    return this.conn.dialect === 'postgres';
+  }
+
+  /**
    * A request's `Arrival` (store/database.ts), taken when it comes in: the turn readings sent so
    * far. Undefined on SQLite, whose readers need no shared reading.
    */

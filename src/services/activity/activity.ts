@@ -267,6 +267,14 @@ export class ActivityService {
     // The count and the page are independent reads: a listing met for the first time sends both
     // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
     const counting = cache.count(q, entry);
+    if (!this.store.readsInParallel) {
+      // One connection runs one statement after the other, so counting first costs nothing, and
+      // a page past the end is then answered without walking the listing's index to its end: a
+      // page number past the last, or a profile whose every event the viewer may not see (on
+      // 1,000,000 events, 5 ms of walking 12,500 hidden rows to find none).
+      const total = reportedTotal(await counting);
+      if (total !== null && offset >= total) return { events: [], total, hasNext: false };
+    }
     // Readers of the same page at the same moment (a busy listing after a write) share one walk.
     const paging = cache.once(entry, `page ${pageKey}`, async () => {
       const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
