@@ -90,7 +90,7 @@ export class PrometheusMetrics implements Metrics {
     }
     new Gauge({
       name: 'pulsegate_db_pool_connections',
-      help: 'Database connections by state (PostgreSQL pool: total, idle, waiting, max; SQLite: one embedded connection), summed over the server’s worker processes',
+      help: 'Database connections by state (PostgreSQL pools, the main one and the one for listing counts: total, idle, waiting, max; SQLite: one embedded connection), summed over the server’s worker processes',
       labelNames: ['state'],
       registers,
       collect() {

@@ -34,6 +34,14 @@ export interface Connection {
    * Absent on SQLite, which reads each of them in-process for free.
    */
   turnReading?: SharedRead<TurnReading>;
+  /**
+   * PostgreSQL outside a transaction: a small pool whose sessions keep one generic plan for every
+   * statement (`plan_cache_mode = force_generic_plan`), for the statements marked `PLAN_ONCE`
+   * (plan-once.ts). On the main pool PostgreSQL plans a named statement afresh for its first five
+   * runs on each of its ten connections, so a count shape was still planned on most runs after
+   * minutes of load; here each connection plans it once. Absent on SQLite.
+   */
+  planOnce?: Kysely<Database>;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
   file?: string;
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
@@ -236,6 +244,8 @@ function withStatementCache(sqlite: SQLite.Database, onWrite: () => void): SQLit
 }
 
 const POOL_MAX = 10;
+/** Connections of the `planOnce` pool: counts are short, and each connection plans each shape. */
+const PLAN_ONCE_POOL_MAX = 3;
 
 /**
  * Reads of rows by key (tokens, users, projects, memberships, a page's issues and notes) as named
@@ -321,6 +331,16 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   pool.on('connect', prepareRowReads);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
+  // Opened lazily, like the main pool's connections: a server that counts nothing opens none.
+  const planOncePool = new pg.Pool({
+    connectionString: parsed.target,
+    types: types as never,
+    max: PLAN_ONCE_POOL_MAX,
+    connectionTimeoutMillis: 10_000,
+    options: `${options} -c plan_cache_mode=force_generic_plan`,
+  });
+  planOncePool.on('connect', prepareRowReads);
+  const planOnce = new Kysely<Database>({ dialect: new PostgresDialect({ pool: planOncePool }) });
   // Three reads every request needs, as one round trip per event-loop turn instead of three; a
   // named statement, so each connection parses and plans it once rather than on every request.
   const turnReading = sharedPerTurn(async (seq): Promise<TurnReading> => {
@@ -354,11 +374,12 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     dataVersion: () => null,
     rowVersion: () => rowCounter,
     turnReading,
+    planOnce,
     poolStats: () => ({
-      total: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount,
-      max: POOL_MAX,
+      total: pool.totalCount + planOncePool.totalCount,
+      idle: pool.idleCount + planOncePool.idleCount,
+      waiting: pool.waitingCount + planOncePool.waitingCount,
+      max: POOL_MAX + PLAN_ONCE_POOL_MAX,
     }),
     listen: async (channel, onNotify, onError) => {
       const client = new pg.Client({
@@ -383,6 +404,8 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
         },
       };
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), planOnce.destroy()]);
+    },
   };
 }

@@ -145,6 +145,8 @@ export class EventStore {
     private readonly dialect: 'sqlite' | 'postgres' = 'sqlite',
     membershipsVersion: RowVersion = () => null,
     private readonly turnReading?: SharedRead<TurnReading>,
+    /** Where statements marked PLAN_ONCE run (database.ts `planOnce`); else `db`. */
+    private readonly planOnce: Kysely<Database> = db,
   ) {
     this.members = new RowCache(membershipsVersion);
   }
@@ -507,7 +509,7 @@ export class EventStore {
     if (q.filter.createdBefore !== undefined || q.filter.createdFrom !== undefined) {
       return this.walkCount(q, cap);
     }
-    const { rows } = await (await this.tallyCount(q)).execute(this.db);
+    const { rows } = await (await this.tallyCount(q)).execute(this.planOnce);
     return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
   }
 

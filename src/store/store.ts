@@ -71,6 +71,7 @@ export class Store {
       conn.dialect,
       conn.rowVersion(['project_members', 'projects']),
       conn.turnReading,
+      conn.planOnce,
     );
     this.users = new UserStore(db, conn.rowVersion(['users']));
     this.projects = new ProjectStore(
@@ -107,9 +108,10 @@ export class Store {
   async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     if (this.conn.db.isTransaction) return work(this);
     const uncached = () => () => null;
-    // Nor does it share the turn's reading: it reads its own snapshot, on its own connection.
+    // Nor does it share the turn's reading, or count on another pool: it reads its own snapshot,
+    // on its own connection.
     return this.conn.db.transaction().execute((trx) => {
-      const { turnReading: _shared, ...conn } = this.conn;
+      const { turnReading: _shared, planOnce: _elsewhere, ...conn } = this.conn;
       return work(new Store({ ...conn, db: trx, rowVersion: uncached }));
     });
   }
