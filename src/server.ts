@@ -143,6 +143,13 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
       sendJson(reply, 400, { error: '400 Bad Request - malformed URL' }),
   });
 
+  // A database restart drops the pool's idle connections: the next queries open others.
+  store.onIdleError((error) =>
+    app.log.warn(
+      { err: error },
+      'an idle database connection failed; the next query opens another',
+    ),
+  );
   // First of all: when the request came (PostgreSQL), before anything reads the database.
   stampArrivals(app, services);
   // Every-request hooks take callbacks rather than promises: one less promise per hook.

@@ -47,6 +47,12 @@ export interface Connection {
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
   poolStats(): PoolStats | null;
   /**
+   * PostgreSQL: who hears of an idle pooled connection that failed (the server restarted, the
+   * backend was terminated, the network dropped). The pool drops it and the next query opens
+   * another; until a listener is set, the failure is dropped silently. SQLite: absent.
+   */
+  onIdleError?(report: (error: unknown) => void): void;
+  /**
    * PostgreSQL: a dedicated connection (outside the pool) that LISTENs on `channel` and calls
    * `onNotify` with each notification's payload; `onError` when that connection fails. SQLite:
    * absent (there is no server to notify anyone).
@@ -341,6 +347,9 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   });
   planOncePool.on('connect', prepareRowReads);
   const planOnce = new Kysely<Database>({ dialect: new PostgresDialect({ pool: planOncePool }) });
+  // Unheard, a pool's 'error' event (an idle connection failing) would end the process.
+  let idleError: (error: unknown) => void = () => {};
+  for (const each of [pool, planOncePool]) each.on('error', (error) => idleError(error));
   // Three reads every request needs, as one round trip per event-loop turn instead of three; a
   // named statement, so each connection parses and plans it once rather than on every request.
   const turnReading = sharedPerTurn(async (seq): Promise<TurnReading> => {
@@ -375,6 +384,9 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     rowVersion: () => rowCounter,
     turnReading,
     planOnce,
+    onIdleError: (report) => {
+      idleError = report;
+    },
     poolStats: () => ({
       total: pool.totalCount + planOncePool.totalCount,
       idle: pool.idleCount + planOncePool.idleCount,

@@ -217,6 +217,11 @@ export class Store {
     return this.conn.poolStats();
   }
 
+  /** Where a failed idle PostgreSQL connection is reported (database.ts `onIdleError`). */
+  onIdleError(report: (error: unknown) => void): void {
+    this.conn.onIdleError?.(report);
+  }
+
   async close(): Promise<void> {
     await this.counters?.close();
     this.counters = undefined;
