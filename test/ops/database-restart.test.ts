@@ -5,12 +5,12 @@
  * connections on the next queries, for reads, writes and counts (their pool of their own).
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { Fixtures } from '../helpers/fixtures.js';
 import { get } from '../helpers/http.js';
+import { logLines } from '../helpers/log-lines.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 
 if (DIALECTS.includes('postgres')) {
@@ -19,22 +19,13 @@ if (DIALECTS.includes('postgres')) {
     let token: string;
     let projectId: number;
     let aliceId: number;
-    const warnings: Array<{ msg: string; err?: { message: string } }> = [];
-    let pending = '';
+    const { stream, lines: warnings } = logLines<{ msg: string; err?: { message: string } }>();
 
     before(async () => {
       server = await startServer({
         dialect: 'postgres',
         config: { logLevel: 'warn' },
-        logStream: new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            pending += chunk.toString('utf8');
-            const parts = pending.split('\n');
-            pending = parts.pop()!;
-            for (const line of parts.filter(Boolean)) warnings.push(JSON.parse(line));
-            done();
-          },
-        }),
+        logStream: stream,
         seed: async (store) => {
           const f = new Fixtures(store);
           aliceId = (await f.user('alice')).id;

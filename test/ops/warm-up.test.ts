@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Writable } from 'node:stream';
 import { warmUp } from '../../src/http/warm-up.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { logLines } from '../helpers/log-lines.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 
 for (const dialect of DIALECTS) {
@@ -16,23 +16,17 @@ for (const dialect of DIALECTS) {
     let server: TestServer;
     let projectId: number;
     /** The server's JSON log lines (at info: every request is logged). */
-    const lines: Array<{ msg?: string; req?: { url?: string; remoteAddress?: string } }> = [];
-    let pending = '';
+    const { stream, lines } = logLines<{
+      msg?: string;
+      req?: { url?: string; remoteAddress?: string };
+    }>();
 
     before(async () => {
       server = await startServer({
         dialect,
         // Far below what the warm-up sends: its requests must not spend (or meet) the limit.
         config: { rateLimit: 10, logLevel: 'info' },
-        logStream: new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            pending += chunk.toString('utf8');
-            const parts = pending.split('\n');
-            pending = parts.pop()!;
-            for (const line of parts.filter(Boolean)) lines.push(JSON.parse(line));
-            done();
-          },
-        }),
+        logStream: stream,
         seed: async (store) => {
           const f = new Fixtures(store);
           const alice = await f.user('alice');
