@@ -326,30 +326,30 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
       await client.end();
     }
   }
-  const pool = new pg.Pool({
-    connectionString: parsed.target,
-    types: types as never,
-    max: POOL_MAX,
-    // An unroutable host fails within seconds instead of hanging the start (and the CLI).
-    connectionTimeoutMillis: 10_000,
-    options,
-  });
-  pool.on('connect', prepareRowReads);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  await sql`select 1`.execute(db);
-  // Opened lazily, like the main pool's connections: a server that counts nothing opens none.
-  const planOncePool = new pg.Pool({
-    connectionString: parsed.target,
-    types: types as never,
-    max: PLAN_ONCE_POOL_MAX,
-    connectionTimeoutMillis: 10_000,
-    options: `${options} -c plan_cache_mode=force_generic_plan`,
-  });
-  planOncePool.on('connect', prepareRowReads);
-  const planOnce = new Kysely<Database>({ dialect: new PostgresDialect({ pool: planOncePool }) });
   // Unheard, a pool's 'error' event (an idle connection failing) would end the process.
   let idleError: (error: unknown) => void = () => {};
-  for (const each of [pool, planOncePool]) each.on('error', (error) => idleError(error));
+  // Both pools open connections as they need them, each prepared for named reads.
+  const openPool = (max: number, settings: string) => {
+    const opened = new pg.Pool({
+      connectionString: parsed.target,
+      types: types as never,
+      max,
+      // An unroutable host fails within seconds instead of hanging the start (and the CLI).
+      connectionTimeoutMillis: 10_000,
+      options: settings,
+    });
+    opened.on('connect', prepareRowReads);
+    opened.on('error', (error) => idleError(error));
+    return opened;
+  };
+  const pool = openPool(POOL_MAX, options);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  const planOncePool = openPool(
+    PLAN_ONCE_POOL_MAX,
+    `${options} -c plan_cache_mode=force_generic_plan`,
+  );
+  const planOnce = new Kysely<Database>({ dialect: new PostgresDialect({ pool: planOncePool }) });
   // Three reads every request needs, as one round trip per event-loop turn instead of three; a
   // named statement, so each connection parses and plans it once rather than on every request.
   const turnReading = sharedPerTurn(async (seq): Promise<TurnReading> => {

@@ -259,11 +259,9 @@ export class ActivityService {
       );
     }
     if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
-    if (entry.count !== undefined) {
-      // A known count past the end: no need to ask the database.
-      const total = reportedTotal(entry.count);
-      if (total !== null && offset >= total) return { events: [], total, hasNext: false };
-    }
+    // A known count past the end: no need to ask the database.
+    const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);
+    if (known) return known;
     // The count and the page are independent reads: a listing met for the first time sends both
     // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
     const counting = cache.count(q, entry);
@@ -273,8 +271,8 @@ export class ActivityService {
       // profile whose every event the viewer may not see (on 1,000,000 events, 5 ms of walking
       // 12,500 hidden rows to find none), or a page number past the last of a listing whose
       // count is reported (up to 10,000 events; above, the count is capped and says no end).
-      const total = reportedTotal(await counting);
-      if (total !== null && offset >= total) return { events: [], total, hasNext: false };
+      const empty = pastTheEnd(await counting, offset);
+      if (empty) return empty;
     }
     // Readers of the same page at the same moment (a busy listing after a write) share one walk.
     const paging = cache.once(entry, `page ${pageKey}`, async () => {
@@ -318,6 +316,12 @@ export class ActivityService {
     const [found] = await listing.window({ afterId: id + 1, limit: 1 });
     return found && found.id === id ? found : null;
   }
+}
+
+/** The empty page at `offset` of a listing whose reported count ends before it, or null. */
+function pastTheEnd(count: number, offset: number): OffsetListing | null {
+  const total = reportedTotal(count);
+  return total !== null && offset >= total ? { events: [], total, hasNext: false } : null;
 }
 
 function viewerQuery(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventQuery {
