@@ -8,9 +8,10 @@ import {
   CONFIDENTIAL_MIN_ACCESS,
   PRIVATE_CODE_MIN_ACCESS,
   type Viewer,
+  canReadProject,
   readsAllConfidential,
 } from '../domain/visibility.js';
-import { actionCode } from '../domain/vocabulary.js';
+import { type Visibility, actionCode } from '../domain/vocabulary.js';
 import type { Arrival, RowVersion, TurnReading } from './database.js';
 import { PLAN_ONCE } from './plan-once.js';
 import type { SharedRead } from './per-turn.js';
@@ -29,6 +30,8 @@ export type EventSource =
       visibility: string;
       /** The viewer's access level in this project, or null for non-members. */
       accessLevel: number | null;
+      /** Only this user's events there: one arm of a user's listing (see `parts`). */
+      authorId?: number;
     }
   /** Events, by anyone, in every project the user is a member of (REST `scope=all`). */
   | { kind: 'memberships'; userId: number };
@@ -119,7 +122,7 @@ function upperBound(b: { id: number; inclusive: boolean }): ['<' | '<=', number]
 
 /** Any bound: a count's events above the reader's head are the few committed since it read it. */
 const ABOVE_HEAD_LIMIT = 2 ** 31 - 1;
-/** Above this many member projects scope=all is one joined walk instead of per-project walks. */
+/** Above this many projects scope=all (or a user's listing) is one joined walk, not per-project walks. */
 const MAX_MERGED_PROJECTS = 200;
 /** Any number: every writer of events holds this transaction-scoped lock while it appends. */
 
@@ -195,6 +198,7 @@ export class EventStore {
 
     if (source.kind === 'project') {
       query = query.where('e.project_id', '=', source.projectId);
+      if (source.authorId !== undefined) query = query.where('e.author_id', '=', source.authorId);
     } else {
       query = query.innerJoin('projects as p', 'p.id', 'e.project_id');
       if (viewerId !== null) {
@@ -439,6 +443,46 @@ export class EventStore {
     }));
   }
 
+  /**
+   * A user's listing as walks of the projects the viewer may read, when the viewer may not read
+   * all of the user's: one joined walk of the user's events would step over every event of the
+   * hidden projects to fill a page (migration 019). Null: one joined walk, which hides nothing by
+   * project (an admin, the user's own projects all readable) or spans too many projects to merge.
+   * The user's projects come from the event tallies (migration 017), a few index entries, which
+   * commit with the events they count: every project with an event at or below the reader's head
+   * is among them.
+   */
+  private async authorParts(q: EventQuery): Promise<EventQuery[] | null> {
+    const { source, viewer } = q;
+    if (source.kind !== 'author' || viewer?.admin) return null;
+    const authored = await this.db
+      .selectFrom('event_tallies as t')
+      .innerJoin('projects as p', 'p.id', 't.project_id')
+      .select(['t.project_id', 'p.visibility'])
+      .distinct()
+      .where('t.author_id', '=', source.userId)
+      .execute();
+    const levels = new Map(
+      viewer
+        ? (await this.memberProjects(viewer.userId)).map((p) => [p.projectId, p.accessLevel])
+        : [],
+    );
+    const readable = authored.filter((p) =>
+      canReadProject(p.visibility as Visibility, viewer, levels.get(p.project_id) ?? null),
+    );
+    if (readable.length === authored.length || readable.length > MAX_MERGED_PROJECTS) return null;
+    return readable.map((p) => ({
+      ...q,
+      source: {
+        kind: 'project',
+        projectId: p.project_id,
+        visibility: p.visibility,
+        accessLevel: levels.get(p.project_id) ?? null,
+        authorId: source.userId,
+      },
+    }));
+  }
+
   /** One source's rows within the walk's bounds, in no stated order and unlimited. */
   private bounded(q: EventQuery, w: Walk) {
     let query = (w.idsOnly
@@ -464,7 +508,8 @@ export class EventStore {
 
   /**
    * A walk as one query. A memberships source (scope=all) is a k-way merge: every member project is
-   * one arm of a UNION ALL, walked on its own (project_id, id) or (project_id, action, id) index
+   * one arm of a UNION ALL (likewise a user's listing, one arm per project of theirs the viewer may
+   * read, walked on `(author_id, project_id, id)`: `authorParts`), walked on its own (project_id, id) or (project_id, action, id) index
    * with that project's visibility rules, and the compound's ORDER BY id … LIMIT merges the arms as
    * they stream and stops at the page's end. A page reads O(offset + limit + projects) index
    * entries whatever the listing's size. Each dialect needs its own arms to merge rather than sort:
@@ -478,7 +523,7 @@ export class EventStore {
    * Null: nothing to walk.
    */
   private async walk(q: EventQuery, w: Walk, only?: readonly number[]) {
-    const parts = await this.parts(q, only);
+    const parts = (await this.parts(q, only)) ?? (await this.authorParts(q));
     if (!parts) return this.single(q, w);
     if (parts.length === 0) return null;
     if (parts.length === 1) return this.single(parts[0]!, w);

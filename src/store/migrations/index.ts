@@ -20,6 +20,7 @@ import * as rowVersions from './015_row_versions.js';
 import * as appendsKeepVersion from './016_appends_keep_version.js';
 import * as eventTallies from './017_event_tallies.js';
 import * as confidentialTallies from './018_confidential_tallies.js';
+import * as authorProjectWalk from './019_author_project_walk.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -45,4 +46,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '016_appends_keep_version', up: appendsKeepVersion.up },
   { name: '017_event_tallies', up: eventTallies.up },
   { name: '018_confidential_tallies', up: confidentialTallies.up },
+  { name: '019_author_project_walk', up: authorProjectWalk.up },
 ];
