@@ -22,6 +22,7 @@ import { sendJson } from './http/json.js';
 import { operationsEndpoints } from './http/operations.js';
 import type { Clock } from './services/clock.js';
 import { type Services, createServices } from './services/container.js';
+import { isTemporarilyUnavailable } from './services/health.js';
 import { type Store, openStore } from './store/store.js';
 import { notFoundHandler } from './web/not-found.js';
 import { webPages } from './web/index.js';
@@ -221,7 +222,12 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   const stopJobs = startBackgroundJobs(services, app.log);
   // Live activity and the webhook worker run while the server serves; both stop before the store
   // closes.
-  services.live.report = (err) => app.log.error({ err }, 'live activity failed');
+  // The database out of reach (a restart, an outage) is the operator's to fix, not a defect:
+  // a warning, and live activity picks up where it was once the database is back.
+  services.live.report = (err) =>
+    isTemporarilyUnavailable(err)
+      ? app.log.warn({ err }, 'live activity: the database is unavailable; retrying')
+      : app.log.error({ err }, 'live activity failed');
   app.addHook('onReady', async () => {
     await services.live.start();
     services.webhooks.worker.start();

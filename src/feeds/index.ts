@@ -28,6 +28,7 @@ function problemText(problem: Problem): string {
   if (problem.kind === 'client') {
     return problem.reason === 'rate_limited' ? '429 Too Many Requests' : `${problem.status} Error`;
   }
+  if (problem.kind === 'unavailable') return '503 Service Unavailable';
   return '500 Internal Server Error';
 }
 

@@ -1,10 +1,14 @@
 /**
  * The GraphQL face's error vocabulary, in one place for both engines: domain errors become
- * `extensions.code` (Apollo's vocabulary, GitLab-style messages); anything unexpected becomes a
- * generic INTERNAL_SERVER_ERROR without internals.
+ * `extensions.code` (Apollo's vocabulary, GitLab-style messages); the database out of reach becomes
+ * SERVICE_UNAVAILABLE; anything unexpected a generic INTERNAL_SERVER_ERROR without internals.
  */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { type ServiceError, isServiceError } from '../domain/errors.js';
+import { isTemporarilyUnavailable } from '../services/health.js';
+
+/** A field that failed because the database is out of reach (services/health.ts). */
+export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable: retry shortly';
 
 /** Codes of the GraphQL face's own request limits and transport errors. */
 export type FaceCode =
@@ -17,6 +21,7 @@ export type FaceCode =
   | 'QUERY_TOO_COMPLEX'
   | 'PAGE_SIZE_EXCEEDED'
   | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
 export type GraphqlCode =
@@ -124,6 +129,10 @@ export function formatExecutionError(error: GraphQLError, log: ErrorLogger): Gra
   const source = original instanceof GraphQLError ? original : original ? null : error;
   if (source && typeof source.extensions?.code === 'string') {
     return { message: source.message, ...where, extensions: { code: source.extensions.code } };
+  }
+  if (isTemporarilyUnavailable(original)) {
+    // A transient failure, not a defect: the field says so, and a client may retry.
+    return { message: UNAVAILABLE_MESSAGE, ...where, extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }
   log(original ?? error);
   return {

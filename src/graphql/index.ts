@@ -14,7 +14,13 @@ import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { answerIfNotModified, tagResponses, untagged } from '../http/conditional.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
-import { type ErrorBody, RequestError, graphqlError, requestErrorBody } from './errors.js';
+import {
+  type ErrorBody,
+  RequestError,
+  UNAVAILABLE_MESSAGE,
+  graphqlError,
+  requestErrorBody,
+} from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
 import { Gate, type Prepared } from './gate.js';
 import { ResultCache } from './result-cache.js';
@@ -85,6 +91,12 @@ export function graphqlApi(services: Services, revision = '') {
                 errors: [{ message: problem.message, extensions: { code } }],
               });
             }
+            case 'unavailable':
+              return sendErrors(reply, 503, {
+                errors: [
+                  { message: UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE' } },
+                ],
+              });
             case 'internal':
               return sendErrors(reply, 500, {
                 errors: [

@@ -35,6 +35,13 @@ export function oauthEndpoints(services: Services) {
               reply,
               new OAuthError('invalid_request', BODY_PROBLEMS[problem.reason]),
             );
+          case 'unavailable':
+            // RFC 6749 §4.1.2.1's code for a server that cannot handle the request for now.
+            return sendOAuthJson(reply, 503, {
+              error: 'temporarily_unavailable',
+              error_description:
+                'The authorization server is temporarily unable to handle the request. Retry shortly.',
+            });
           case 'internal':
             return sendOAuthJson(reply, 500, {
               error: 'server_error',

@@ -73,7 +73,8 @@ const CLIENT_TEXT: Record<Exclude<ClientReason, 'rate_limited' | 'other'>, strin
 
 /**
  * The API's error handler: service errors in GitLab's shapes; framework 4xx (bad JSON, bad URL,
- * wrong media type, too large) as `{"error": …}`; anything else a 500 without internals.
+ * wrong media type, too large) as `{"error": …}`; the database out of reach a 503; anything else
+ * a 500 without internals.
  */
 export const restErrorHandler = errorHandler('rest', (problem, reply) => {
   switch (problem.kind) {
@@ -87,6 +88,9 @@ export const restErrorHandler = errorHandler('rest', (problem, reply) => {
       const text = reason === 'other' ? `Bad Request - ${message}` : CLIENT_TEXT[reason];
       return sendJson(reply, status, { error: `${status} ${text}` });
     }
+    case 'unavailable':
+      // GitLab's wording for its own 503s (readiness, maintenance).
+      return sendJson(reply, 503, { message: '503 Service Unavailable' });
     case 'internal':
       return sendJson(reply, 500, { message: '500 Internal Server Error' });
   }

@@ -3,7 +3,24 @@
  * (a `select 1` that must answer within a bound) and does it carry every migration this code needs.
  * Messages name the failure, never the database URL or a driver's text (which may hold one).
  */
+import { isDatabaseUnavailable } from '../store/connection-errors.js';
 import type { Store } from '../store/store.js';
+
+/**
+ * What a request that failed because the database is out of reach is told to wait before trying
+ * again (Retry-After): PostgreSQL restarts in seconds, and SQLite's write lock was already waited
+ * on for its busy timeout.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/**
+ * Whether a request failed because the database cannot serve for the moment (down, restarting,
+ * refusing connections, its write lock held too long) rather than because of the request: every
+ * face answers it 503 with Retry-After, in its own shape, instead of a 500.
+ */
+export function isTemporarilyUnavailable(error: unknown): boolean {
+  return isDatabaseUnavailable(error);
+}
 
 /** How long the readiness `select 1` may take before the database counts as unreachable. */
 export const READINESS_TIMEOUT_MS = 2_000;

@@ -42,3 +42,39 @@ export function explainConnectionError(
   const where = `${target.hostname || 'localhost'}:${target.port || '5432'}`;
   return new DatabaseUnavailableError(explain(where, decodeURIComponent(target.pathname.slice(1))));
 }
+
+/**
+ * SQLSTATE classes and codes that mean the database cannot serve now but may shortly: connection
+ * exceptions (08…), the server shutting down or starting (57P01–57P03), too many connections.
+ */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300)$/;
+/** Socket failures under a connection. */
+const UNAVAILABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** What node-postgres and its pool say, without a code, when a connection ends or never opens. */
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
+
+/**
+ * Whether a query failed because the database is out of reach for the moment (PostgreSQL down,
+ * restarting or refusing connections; SQLite's write lock held past the busy timeout) rather than
+ * because of the query: the faces answer 503 with Retry-After instead of a 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof DatabaseUnavailableError) return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return true;
+    if (UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return true;
+  }
+  return UNAVAILABLE_MESSAGES.test(error.message);
+}

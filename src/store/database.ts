@@ -220,7 +220,12 @@ const STATEMENT_CACHE_SIZE = 256;
  */
 function withStatementCache(sqlite: SQLite.Database, onWrite: () => void): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
-  const prepare = (source: string) => {
+  const prepare = (text: string) => {
+    // Kysely begins SQLite transactions deferred: the first write then takes the write lock, and
+    // if another process holds it SQLite fails at once with SQLITE_BUSY, not waiting out the busy
+    // timeout, because this transaction has already read an older snapshot. Every transaction
+    // here writes, so each takes the lock up front, where the busy timeout applies.
+    const source = text === 'begin' ? 'begin immediate' : text;
     const statement = cachedStatement(source);
     // Kysely runs a statement right after preparing it, synchronously: a write prepared now has
     // run before anyone can read the version again.

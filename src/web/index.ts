@@ -34,7 +34,16 @@ export function webPages(services: Services) {
               problem.status,
               errorPage('Bad request', 'The request could not be processed.'),
             )
-          : sendHtml(reply, 500, errorPage('Something went wrong', 'Please try again later.')),
+          : problem.kind === 'unavailable'
+            ? sendHtml(
+                reply,
+                503,
+                errorPage(
+                  'Temporarily unavailable',
+                  'The service cannot reach its database right now. Please try again in a few seconds.',
+                ),
+              )
+            : sendHtml(reply, 500, errorPage('Something went wrong', 'Please try again later.')),
       ),
     );
     await app.register(fastifyCookie, { secret: await services.oauth.sessions.cookieSecret() });

@@ -76,16 +76,26 @@ export interface StartOptions {
   seed?: (store: Store) => Promise<void>;
   /** Where the server's own logger writes (with `config.logLevel`); nowhere by default. */
   logStream?: NodeJS.WritableStream;
+  /**
+   * The URL the server reaches its database by, from the database's own (a proxy in between, to
+   * take the database away under it). Migrations and `seed` use the database's own URL.
+   */
+  serveVia?: (url: string) => string;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dialect = options.dialect ?? 'sqlite';
   const database = await createTestDatabase(dialect);
-  const store = await openStore(database.url);
+  let store = await openStore(database.url);
   if (options.seed) await options.seed(store);
+  const databaseUrl = options.serveVia ? options.serveVia(database.url) : database.url;
+  if (databaseUrl !== database.url) {
+    await store.close();
+    store = await openStore(databaseUrl, { migrate: false });
+  }
   const config: Config = {
     ...loadConfig(
-      { databaseUrl: database.url, port: 0, logLevel: 'silent', rateLimit: 0, pageRateLimit: 0 },
+      { databaseUrl, port: 0, logLevel: 'silent', rateLimit: 0, pageRateLimit: 0 },
       {},
     ),
     ...options.config,

@@ -18,6 +18,7 @@ import type { Arrival } from '../../store/database.js';
 import type { PersonalAccessTokenRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
+import { isTemporarilyUnavailable } from '../health.js';
 import { type UserView, userView } from '../views.js';
 
 export interface PresentedCredentials {
@@ -134,8 +135,13 @@ class PersonalAccessTokenResolver implements TokenResolver {
     if (!userRow) return null;
     const user = userView(userRow);
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {
-      // GitLab also writes last_used_at at most every 10 minutes: no write on the hot path.
-      await this.store.tokens.touch(row.id, now);
+      // GitLab also writes last_used_at at most every 10 minutes: no write on the hot path. It
+      // is bookkeeping: a read is not refused because the write lock is held elsewhere.
+      try {
+        await this.store.tokens.touch(row.id, now);
+      } catch (error) {
+        if (!isTemporarilyUnavailable(error)) throw error;
+      }
     }
     // While the store serves the same cached rows, the same principal serves every request.
     const known = this.principals.get(row);
