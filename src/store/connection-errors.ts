@@ -45,9 +45,10 @@ export function explainConnectionError(
 
 /**
  * SQLSTATE classes and codes that mean the database cannot serve now but may shortly: connection
- * exceptions (08…), the server shutting down or starting (57P01–57P03), too many connections.
+ * exceptions (08000, 08001, 08003, 08004, 08006; not 08P01, a protocol violation), the server
+ * shutting down or starting (57P01–57P03), too many connections (53300).
  */
-const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_SQLSTATES = /^(0800[0-46]|57P0[123]|53300)$/;
 /** Socket failures under a connection. */
 const UNAVAILABLE_SOCKET_CODES = new Set([
   'ECONNREFUSED',

@@ -30,7 +30,7 @@ export type EventSource =
       visibility: string;
       /** The viewer's access level in this project, or null for non-members. */
       accessLevel: number | null;
-      /** Only this user's events there: one arm of a user's listing (see `parts`). */
+      /** Only this user's events there: one arm of a user's listing (see `authorParts`). */
       authorId?: number;
     }
   /** Events, by anyone, in every project the user is a member of (REST `scope=all`). */

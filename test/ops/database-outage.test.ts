@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { Fixtures } from '../helpers/fixtures.js';
 import { logLines } from '../helpers/log-lines.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { isDatabaseUnavailable } from '../../src/store/connection-errors.js';
 import { type TcpProxy, tcpProxy } from '../helpers/tcp-proxy.js';
 
 interface Line {
@@ -246,5 +247,37 @@ describe('SQLite write lock held past the busy timeout (sqlite)', () => {
     // Nothing half-written by the refused write; the next one landed.
     assert.equal(titles[0], 'After the lock');
     assert.ok(!titles.includes('Locked out'));
+  });
+});
+
+describe('which database errors mean "unavailable"', () => {
+  const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+  it('connection loss, shutdown and a held lock do; query errors do not', () => {
+    const unavailable = [
+      coded('ECONNREFUSED'),
+      coded('57P01'), // admin_shutdown: a restart
+      coded('57P03'), // cannot_connect_now: starting up
+      coded('08006'), // connection_failure
+      coded('53300'), // too_many_connections
+      coded('SQLITE_BUSY'),
+      coded('SQLITE_BUSY_SNAPSHOT'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+    ];
+    const notUnavailable = [
+      coded('23505'), // unique_violation
+      coded('08P01'), // protocol_violation: a bug, not an outage
+      coded('42P01'), // undefined_table
+      coded('SQLITE_CONSTRAINT_UNIQUE'),
+      coded('SQLITE_CORRUPT'),
+      new Error('something else'),
+      'ECONNREFUSED',
+      null,
+    ];
+    for (const error of unavailable)
+      assert.equal(isDatabaseUnavailable(error), true, String(error));
+    for (const error of notUnavailable) {
+      assert.equal(isDatabaseUnavailable(error), false, String(error));
+    }
   });
 });
