@@ -64,6 +64,16 @@ for (const dialect of DIALECTS) {
       // carol events), so turning it confidential has something to hide.
       secret = issues.find((i) => i.authorId === users.bob && i.projectId === projects[1]!.id)!;
       await insertEvents(server.store, spread(0, 600));
+      // Most of alice's events in the private project: outsiders read her listing merged from
+      // walks of her other projects (store/events.ts `authorParts`).
+      await insertEvents(
+        server.store,
+        spread(600, 1200).map((e) => ({
+          ...e,
+          projectId: projects[2]!.id,
+          authorId: users.alice!,
+        })),
+      );
     });
     after(() => server.close());
 

@@ -22,6 +22,8 @@ for (const dialect of DIALECTS) {
     let aliceId: number;
     /** Signed in, a member of none of alice's projects: her private project is hidden from them. */
     let outsiderId: number;
+    /** Another such reader. */
+    let otherOutsiderId: number;
     const projects: number[] = [];
 
     before(async () => {
@@ -38,6 +40,7 @@ for (const dialect of DIALECTS) {
       const authors = [aliceId];
       for (let i = 0; i < 9; i++) authors.push((await f.user(`dev${i}`)).id);
       outsiderId = authors[1]!;
+      otherOutsiderId = authors[2]!;
       const events = [];
       for (let i = 0; i < 900; i++) {
         events.push({
@@ -45,6 +48,16 @@ for (const dialect of DIALECTS) {
           authorId: authors[i % 10]!,
           action: (i % 2 ? 'pushed' : 'created') as Action,
           createdAt: Date.UTC(2026, 0, 1) + i * 3_600_000,
+        });
+      }
+      // Most of alice's events are in her private project: hidden from outsiders, whose reading of
+      // her listing is then a merge of her other projects' walks (a minority hidden: one walk).
+      for (let i = 0; i < 600; i++) {
+        events.push({
+          projectId: projects[2]!,
+          authorId: aliceId,
+          action: (i % 2 ? 'pushed' : 'created') as Action,
+          createdAt: Date.UTC(2026, 2, 1) + i * 3_600_000,
         });
       }
       await insertEvents(server.store, events);
@@ -212,14 +225,18 @@ for (const dialect of DIALECTS) {
     it("a user's listing merges one walk per project the viewer may read, never stepping over the hidden ones", async () => {
       // The outsider reads alice's public and internal projects, not her private one; anonymous
       // readers only the public one. Her own listing hides nothing by project: one walk in id order.
-      const cases: Array<[string, EventQuery['viewer'], number]> = [
-        ['outsider', { userId: outsiderId, admin: false }, 2],
-        ['anonymous', null, 1],
-        ['herself', { userId: aliceId, admin: false }, 0],
+      // dev0's events are spread evenly: a signed-in outsider misses a third of them, and reads
+      // them in one walk; anonymous readers miss two thirds, and walk the public project alone.
+      const cases: Array<[string, number, EventQuery['viewer'], number]> = [
+        ['outsider', aliceId, { userId: outsiderId, admin: false }, 2],
+        ['anonymous', aliceId, null, 1],
+        ['herself', aliceId, { userId: aliceId, admin: false }, 0],
+        ['outsider, a minority hidden', outsiderId, { userId: otherOutsiderId, admin: false }, 0],
+        ['anonymous, most hidden', outsiderId, null, 1],
       ];
-      for (const [who, viewer, arms] of cases) {
+      for (const [who, author, viewer, arms] of cases) {
         const q: EventQuery = {
-          source: { kind: 'author', userId: aliceId },
+          source: { kind: 'author', userId: author },
           filter: { sort: 'desc' },
           viewer,
         };
@@ -236,7 +253,7 @@ for (const dialect of DIALECTS) {
             : /Index Cond: \(\(author_id = \d+\) AND \(project_id = \d+\)\)/.test(line),
         );
         assert.equal(walks.length, arms, `${who}:\n${plan.join('\n')}`);
-        // Hers is the walk of all her events in id order (PostgreSQL may read 90 rows otherwise).
+        // One walk of all the user's events in id order (PostgreSQL may bitmap-scan 90 rows instead).
         if (arms === 0 && dialect === 'sqlite') {
           assert.ok(
             plan.some((line) =>
