@@ -124,7 +124,12 @@ function upperBound(b: { id: number; inclusive: boolean }): ['<' | '<=', number]
 const ABOVE_HEAD_LIMIT = 2 ** 31 - 1;
 /** Above this many projects scope=all (or a user's listing) is one joined walk, not per-project walks. */
 const MAX_MERGED_PROJECTS = 200;
-/** Any number: every writer of events holds this transaction-scoped lock while it appends. */
+/**
+ * How long a user's listing keeps the choice of one joined walk for a viewer (`authorParts`): the
+ * choice only decides how fast, never what, so it may lag the user's projects by this much.
+ */
+const ONE_WALK_KEPT_MS = 10_000;
+const ONE_WALK_ENTRIES = 10_000;
 
 export type EventWindow =
   | { kind: 'offset'; offset: number; limit: number }
@@ -142,6 +147,8 @@ const PROJECT_ACTIVITY_INTERVAL_MS = 60 * 60 * 1000;
 
 export class EventStore {
   private readonly members: RowCache<number, MemberProject[]>;
+  /** `author:viewer` → until when a user's listing for that viewer is one joined walk. */
+  private readonly oneWalk = new Map<string, number>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -458,6 +465,12 @@ export class EventStore {
   private async authorParts(q: EventQuery): Promise<EventQuery[] | null> {
     const { source, viewer } = q;
     if (source.kind !== 'author' || viewer?.admin) return null;
+    // One joined walk is exact whatever the user's projects are, so a recent choice of it is kept
+    // without asking again: a reader's count, page and forward walks would each cost a round trip.
+    // Merged walks need every project of the user, so that choice is made afresh each time.
+    const key = `${source.userId}:${viewer?.userId ?? ''}`;
+    const now = Date.now();
+    if ((this.oneWalk.get(key) ?? 0) > now) return null;
     const authored = await this.db
       .selectFrom('event_tallies as t')
       .innerJoin('projects as p', 'p.id', 't.project_id')
@@ -482,7 +495,11 @@ export class EventStore {
       else hidden += Number(p.n);
       return ok;
     });
-    if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) return null;
+    if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) {
+      if (this.oneWalk.size >= ONE_WALK_ENTRIES) this.oneWalk.clear();
+      this.oneWalk.set(key, now + ONE_WALK_KEPT_MS);
+      return null;
+    }
     return readable.map((p) => ({
       ...q,
       source: {
