@@ -9,11 +9,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
+import type { Store } from '../../src/store/store.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { logLines } from '../helpers/log-lines.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { isDatabaseUnavailable } from '../../src/store/connection-errors.js';
 import { type TcpProxy, tcpProxy } from '../helpers/tcp-proxy.js';
+
+/** alice, Maintainer of the public project acme/api with `events` events, and her token. */
+async function maintainerWithProject(store: Store, events: number) {
+  const f = new Fixtures(store);
+  const alice = await f.user('alice');
+  const projectId = (await f.project('acme/api', alice.id, 'public')).id;
+  await f.member(projectId, alice.id, 40);
+  for (let i = 0; i < events; i++) {
+    await f.event({ projectId, authorId: alice.id, action: 'created', createdAt: i });
+  }
+  return { projectId, token: await f.token(alice.id) };
+}
 
 interface Line {
   level: number;
@@ -42,14 +55,7 @@ if (DIALECTS.includes('postgres')) {
           return via.toString();
         },
         seed: async (store) => {
-          const f = new Fixtures(store);
-          const alice = await f.user('alice');
-          projectId = (await f.project('acme/api', alice.id, 'public')).id;
-          await f.member(projectId, alice.id, 40);
-          token = await f.token(alice.id);
-          for (let i = 0; i < 5; i++) {
-            await f.event({ projectId, authorId: alice.id, action: 'created', createdAt: i });
-          }
+          ({ projectId, token } = await maintainerWithProject(store, 5));
         },
       });
     });
@@ -157,11 +163,7 @@ describe('SQLite write lock held past the busy timeout (sqlite)', () => {
   before(async () => {
     server = await startServer({
       seed: async (store) => {
-        const f = new Fixtures(store);
-        const alice = await f.user('alice');
-        projectId = (await f.project('acme/api', alice.id, 'public')).id;
-        await f.member(projectId, alice.id, 40);
-        token = await f.token(alice.id);
+        ({ projectId, token } = await maintainerWithProject(store, 0));
       },
     });
   });
