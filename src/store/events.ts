@@ -537,9 +537,9 @@ export class EventStore {
 
   /**
    * A walk as one query. A memberships source (scope=all) is a k-way merge: every member project is
-   * one arm of a UNION ALL (likewise a user's listing, one arm per project of theirs the viewer may
-   * read, walked on `(author_id, project_id, id)`: `authorParts`), walked on its own (project_id, id) or (project_id, action, id) index
-   * with that project's visibility rules, and the compound's ORDER BY id … LIMIT merges the arms as
+   * one arm of a UNION ALL, walked on its own (project_id, id) or (project_id, action, id) index
+   * (a user's listing, when merged: one arm per readable project on (author_id, project_id, id),
+   * see `authorParts`) with that project's visibility rules, and the compound's ORDER BY id … LIMIT merges the arms as
    * they stream and stops at the page's end. A page reads O(offset + limit + projects) index
    * entries whatever the listing's size. Each dialect needs its own arms to merge rather than sort:
    * - SQLite: bare arms. It runs them as co-routines and merges them (MERGE (UNION ALL)). An arm
