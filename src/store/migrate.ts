@@ -1,5 +1,12 @@
 /** Applies pending code migrations with Kysely's Migrator (which locks and records them). */
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
 import type { Connection } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -36,9 +43,27 @@ async function migratorFor(conn: Connection): Promise<Migrator> {
 
 /** The names of the code migrations this database has not applied yet (oldest first). */
 export async function pendingMigrations(conn: Connection): Promise<string[]> {
-  const migrator = await migratorFor(conn);
-  const infos = await migrator.getMigrations();
-  return infos.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  // Read the bookkeeping table directly rather than through `Migrator.getMigrations`: that first
+  // introspects the catalog of every schema on the server, which fails when another instance drops
+  // its schema at that moment (parallel test runs do), and readiness probes ask this often.
+  let applied: Set<string>;
+  try {
+    const rows = await sql<{
+      name: string;
+    }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(conn.db);
+    applied = new Set(rows.rows.map((r) => r.name));
+  } catch (error) {
+    if (!isMissingTable(error)) throw error;
+    applied = new Set();
+  }
+  return MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));
+}
+
+/** The bookkeeping table is not there yet: a database never migrated. */
+function isMissingTable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === '42P01' || (code === 'SQLITE_ERROR' && /no such table/.test(String(message)));
 }
 
 export async function migrate(conn: Connection): Promise<MigrationReport> {

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { call } from '../helpers/http.js';
-import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { HealthService } from '../../src/services/health.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { openStore } from '../../src/store/store.js';
+import { DIALECTS, type TestServer, createTestDatabase, startServer } from '../helpers/server.js';
 
 for (const dialect of DIALECTS) {
   describe(`health, liveness and readiness (${dialect})`, () => {
@@ -54,6 +57,27 @@ for (const dialect of DIALECTS) {
         );
       }
       assert.equal((await call(server.url, '/-/readiness')).status, 200);
+    });
+  });
+
+  describe(`readiness of a database never migrated (${dialect})`, () => {
+    it('names every migration as pending, oldest first', async () => {
+      const database = await createTestDatabase(dialect);
+      const store = await openStore(database.url, { migrate: false });
+      try {
+        // Catches a check that mistakes the missing bookkeeping table for "nothing pending", or
+        // fails on it: a new deployment's readiness must say what `pulsegate migrate` will do.
+        assert.deepEqual(
+          await store.pendingMigrations(),
+          MIGRATIONS.map((m) => m.name),
+        );
+        const ready = await new HealthService(store).readiness();
+        assert.equal(ready.ok, false);
+        assert.match(ready.checks.migrations_check.message!, /^pending migrations: 001_/);
+      } finally {
+        await store.close();
+        await database.drop();
+      }
     });
   });
 
