@@ -26,16 +26,20 @@ export class ProjectStore {
     );
   }
 
-  async byIds(ids: readonly number[]): Promise<ProjectRow[]> {
+  async byIds(ids: readonly number[], arrival?: Arrival): Promise<ProjectRow[]> {
     if (ids.length === 0) return [];
-    const found = await this.cache.getMany(ids, async (missing) => {
-      const rows = await this.db
-        .selectFrom('projects')
-        .selectAll()
-        .where('id', 'in', missing)
-        .execute();
-      return new Map(rows.map((row) => [row.id, row]));
-    });
+    const found = await this.cache.getMany(
+      ids,
+      async (missing) => {
+        const rows = await this.db
+          .selectFrom('projects')
+          .selectAll()
+          .where('id', 'in', missing)
+          .execute();
+        return new Map(rows.map((row) => [row.id, row]));
+      },
+      arrival,
+    );
     return [...found.values()].filter((row): row is ProjectRow => row !== undefined);
   }
 

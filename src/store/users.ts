@@ -23,16 +23,20 @@ export class UserStore {
     );
   }
 
-  async byIds(ids: readonly number[]): Promise<UserRow[]> {
+  async byIds(ids: readonly number[], arrival?: Arrival): Promise<UserRow[]> {
     if (ids.length === 0) return [];
-    const found = await this.cache.getMany(ids, async (missing) => {
-      const rows = await this.db
-        .selectFrom('users')
-        .selectAll()
-        .where('id', 'in', missing)
-        .execute();
-      return new Map(rows.map((row) => [row.id, row]));
-    });
+    const found = await this.cache.getMany(
+      ids,
+      async (missing) => {
+        const rows = await this.db
+          .selectFrom('users')
+          .selectAll()
+          .where('id', 'in', missing)
+          .execute();
+        return new Map(rows.map((row) => [row.id, row]));
+      },
+      arrival,
+    );
     return [...found.values()].filter((row): row is UserRow => row !== undefined);
   }
 

@@ -627,6 +627,14 @@ for (const dialect of DIALECTS) {
           await readings(rest(path)); // kept from here on
           assert.equal(await readings(rest(path)), 1, path);
         }
+        // A page computed for the first time: its walk, count and hydration (the authors' and
+        // projects' rows, cached or not) reuse the request's reading rather than take new ones.
+        for (const path of [
+          `/api/v4/projects/${pa}/events?per_page=3&page=2`,
+          `/api/v4/users/${bob.id}/events?per_page=4`,
+        ]) {
+          assert.equal(await readings(rest(path)), 1, `${path}, the first time`);
+        }
         const graphql = () =>
           fetch(`${server.url}/api/graphql`, {
             method: 'POST',

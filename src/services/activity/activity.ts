@@ -42,8 +42,15 @@ export class ResolvedListing {
    */
   snapshot: ListingSnapshot | undefined;
 
-  /** @param query The store query, or null when the answer is empty by rule. */
-  constructor(readonly query: EventQuery | null) {}
+  /**
+   * @param query The store query, or null when the answer is empty by rule.
+   * @param arrival The request's arrival (store/database.ts): the reading its resolution made
+   *   serves the row caches its page is hydrated from.
+   */
+  constructor(
+    readonly query: EventQuery | null,
+    readonly arrival?: Arrival,
+  ) {}
 }
 
 export interface OffsetListing {
@@ -188,7 +195,7 @@ export class ActivityService {
     viewer: Viewer | null,
     arrival?: Arrival,
   ): Promise<ResolvedListing> {
-    return new ResolvedListing(await this.query(source, filter, viewer, arrival));
+    return new ResolvedListing(await this.query(source, filter, viewer, arrival), arrival);
   }
 
   /**
@@ -286,7 +293,7 @@ export class ActivityService {
               fromId,
             );
       const computed = {
-        events: await hydrateEvents(this.store, rows.slice(0, page.perPage)),
+        events: await hydrateEvents(this.store, rows.slice(0, page.perPage), listing.arrival),
         hasNext: rows.length > page.perPage,
       };
       remember(entry.pages, pageKey, computed);
