@@ -434,9 +434,13 @@ export class EventStore {
    * The per-project walks a memberships source merges, or null when it is one joined walk. `only`:
    * just these member projects (the caller knows the others have no rows in its walk).
    */
-  private async parts(q: EventQuery, only?: readonly number[]): Promise<EventQuery[] | null> {
+  private async parts(
+    q: EventQuery,
+    only?: readonly number[],
+    arrival?: Arrival,
+  ): Promise<EventQuery[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    let projects = await this.memberProjects(q.source.userId);
+    let projects = await this.memberProjects(q.source.userId, arrival);
     if (projects.length > MAX_MERGED_PROJECTS) return null;
     if (only) projects = projects.filter((p) => only.includes(p.projectId));
     return projects.map((p) => ({
@@ -462,7 +466,7 @@ export class EventStore {
    * sizes come from the event tallies (migration 017): a few index entries, committed with the
    * events they count, so every project with an event at or below the reader's head is among them.
    */
-  private async authorParts(q: EventQuery): Promise<EventQuery[] | null> {
+  private async authorParts(q: EventQuery, arrival?: Arrival): Promise<EventQuery[] | null> {
     const { source, viewer } = q;
     if (source.kind !== 'author' || viewer?.admin) return null;
     // One joined walk is exact whatever the user's projects are, so a recent choice of it is kept
@@ -480,7 +484,10 @@ export class EventStore {
       .execute();
     const levels = new Map(
       viewer
-        ? (await this.memberProjects(viewer.userId)).map((p) => [p.projectId, p.accessLevel])
+        ? (await this.memberProjects(viewer.userId, arrival)).map((p) => [
+            p.projectId,
+            p.accessLevel,
+          ])
         : [],
     );
     let hidden = 0;
@@ -551,8 +558,8 @@ export class EventStore {
    *   every arm whole and sort.
    * Null: nothing to walk.
    */
-  private async walk(q: EventQuery, w: Walk, only?: readonly number[]) {
-    const parts = (await this.parts(q, only)) ?? (await this.authorParts(q));
+  private async walk(q: EventQuery, w: Walk, only?: readonly number[], arrival?: Arrival) {
+    const parts = (await this.parts(q, only, arrival)) ?? (await this.authorParts(q, arrival));
     if (!parts) return this.single(q, w);
     if (parts.length === 0) return null;
     if (parts.length === 1) return this.single(parts[0]!, w);
@@ -579,20 +586,20 @@ export class EventStore {
    * above `upTo` (a few, committed since the reader's head), all in one statement and so one
    * snapshot: a few hundred tally rows instead of walking up to `cap + 1` events.
    */
-  async count(q: EventQuery, cap: number): Promise<number> {
+  async count(q: EventQuery, cap: number, arrival?: Arrival): Promise<number> {
     if (q.filter.createdBefore !== undefined || q.filter.createdFrom !== undefined) {
-      return this.walkCount(q, cap);
+      return this.walkCount(q, cap, arrival);
     }
-    const { rows } = await (await this.tallyCount(q)).execute(this.planOnce);
+    const { rows } = await (await this.tallyCount(q, arrival)).execute(this.planOnce);
     return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
   }
 
   /** The statement `count` runs for a listing without time filters (see there). */
-  private async tallyCount(q: EventQuery) {
+  private async tallyCount(q: EventQuery, arrival?: Arrival) {
     const untilNow = { ...q, upTo: undefined };
     const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
     // scope=all: each member project on its own, as its walks (with its own confidentiality).
-    const parts = (await this.parts(untilNow)) ?? [untilNow];
+    const parts = (await this.parts(untilNow, undefined, arrival)) ?? [untilNow];
     const terms = [];
     for (const part of parts) {
       terms.push(sql` + (${this.base(part, 'tallies').select(sum)})`);
@@ -601,26 +608,32 @@ export class EventStore {
       if (part.viewer) terms.push(sql` + (${this.base(part, 'own').select(sum)})`);
     }
     if (q.upTo !== undefined) {
-      const above = await this.walk(untilNow, {
+      const w: Walk = {
         lower: { id: q.upTo, inclusive: false },
         descending: false,
         limit: ABOVE_HEAD_LIMIT,
         idsOnly: true,
         unordered: true,
-      });
+      };
+      // A user's few newest events: one joined walk is exact, and choosing arms (`authorParts`)
+      // would cost its own statements for no gain.
+      const above =
+        untilNow.source.kind === 'author'
+          ? this.single(untilNow, w)
+          : await this.walk(untilNow, w, undefined, arrival);
       if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
     }
     return sql<{ n: number | string }>`${sql.raw(PLAN_ONCE)}SELECT 0${sql.join(terms, sql``)} AS n`;
   }
 
   /** The same count by walking up to `cap + 1` of the listing's events (time filters, tests). */
-  async walkCount(q: EventQuery, cap: number): Promise<number> {
-    const inner = await this.walk(q, {
-      descending: true,
-      limit: cap + 1,
-      idsOnly: true,
-      unordered: true,
-    });
+  async walkCount(q: EventQuery, cap: number, arrival?: Arrival): Promise<number> {
+    const inner = await this.walk(
+      q,
+      { descending: true, limit: cap + 1, idsOnly: true, unordered: true },
+      undefined,
+      arrival,
+    );
     if (!inner) return 0;
     const row = await this.db
       .selectFrom(inner.as('capped'))
@@ -647,16 +660,26 @@ export class EventStore {
    * The id found `skip` rows past `fromId` (inclusive) in sort order, or past the start when
    * `fromId` is null. Used to place seek checkpoints for deep offset pages.
    */
-  async idAt(q: EventQuery, fromId: number | null, skip: number): Promise<number | null> {
+  async idAt(
+    q: EventQuery,
+    fromId: number | null,
+    skip: number,
+    arrival?: Arrival,
+  ): Promise<number | null> {
     const asc = q.filter.sort === 'asc';
     const bound = fromId === null ? undefined : { id: fromId, inclusive: true };
-    const query = await this.walk(q, {
-      descending: !asc,
-      ...(bound ? (asc ? { lower: bound } : { upper: bound }) : {}),
-      limit: 1,
-      offset: skip,
-      idsOnly: true,
-    });
+    const query = await this.walk(
+      q,
+      {
+        descending: !asc,
+        ...(bound ? (asc ? { lower: bound } : { upper: bound }) : {}),
+        limit: 1,
+        offset: skip,
+        idsOnly: true,
+      },
+      undefined,
+      arrival,
+    );
     const row = await query?.executeTakeFirst();
     return row ? row.id : null;
   }
@@ -669,8 +692,9 @@ export class EventStore {
     q: EventQuery,
     window: EventWindow,
     fromId: number | null = null,
+    arrival?: Arrival,
   ): Promise<EventRow[]> {
-    const query = await this.walk(q, walkOf(q, window, fromId));
+    const query = await this.walk(q, walkOf(q, window, fromId), undefined, arrival);
     if (!query) return [];
     const rows = await query.execute();
     return window.kind === 'keyset' && window.reverse ? rows.reverse() : rows;

@@ -629,9 +629,12 @@ for (const dialect of DIALECTS) {
         }
         // A page computed for the first time: its walk, count and hydration (the authors' and
         // projects' rows, cached or not) reuse the request's reading rather than take new ones.
+        // The member projects a walk merges (scope=all, a user's listing) are read under it too.
         for (const path of [
           `/api/v4/projects/${pa}/events?per_page=3&page=2`,
           `/api/v4/users/${bob.id}/events?per_page=4`,
+          `/api/v4/users/${alice.id}/events?per_page=2&page=2`,
+          '/api/v4/events?scope=all&per_page=3&page=2',
         ]) {
           assert.equal(await readings(rest(path)), 1, `${path}, the first time`);
         }

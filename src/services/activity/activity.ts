@@ -265,13 +265,14 @@ export class ActivityService {
         cache.settle(q, entry, pageKey, shifted),
       );
     }
-    if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
+    const { arrival } = listing;
+    if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry, arrival)) };
     // A known count past the end: no need to ask the database.
     const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);
     if (known) return known;
     // The count and the page are independent reads: a listing met for the first time sends both
     // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
-    const counting = cache.count(q, entry);
+    const counting = cache.count(q, entry, arrival);
     if (!this.store.readsInParallel) {
       // One connection runs one statement after the other, so counting first costs nothing, and
       // a page past the end is then answered without walking the listing's index to its end: a
@@ -283,7 +284,7 @@ export class ActivityService {
     }
     // Readers of the same page at the same moment (a busy listing after a write) share one walk.
     const paging = cache.once(entry, `page ${pageKey}`, async () => {
-      const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
+      const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset, arrival);
       const rows =
         fromId === undefined
           ? []
@@ -291,9 +292,10 @@ export class ActivityService {
               q,
               { kind: 'offset', offset: skip, limit: page.perPage + 1 },
               fromId,
+              arrival,
             );
       const computed = {
-        events: await hydrateEvents(this.store, rows.slice(0, page.perPage), listing.arrival),
+        events: await hydrateEvents(this.store, rows.slice(0, page.perPage), arrival),
         hasNext: rows.length > page.perPage,
       };
       remember(entry.pages, pageKey, computed);

@@ -283,9 +283,11 @@ export class ListingCache {
   }
 
   /** The entry's capped count, counted once (see `once`). */
-  async count(q: EventQuery, entry: Entry): Promise<number> {
+  async count(q: EventQuery, entry: Entry, arrival?: Arrival): Promise<number> {
     if (entry.count !== undefined) return entry.count;
-    const count = await this.once(entry, 'count', () => this.store.events.count(q, MAX_COUNT));
+    const count = await this.once(entry, 'count', () =>
+      this.store.events.count(q, MAX_COUNT, arrival),
+    );
     entry.count ??= count;
     return entry.count;
   }
@@ -511,13 +513,15 @@ export function remember<V>(map: Map<string, V> | null, key: string, value: V): 
 
 /**
  * Where to start walking for `offset`: the nearest checkpoint at or before it, placing a new one
- * on the way. `fromId` undefined means the offset is past the last row.
+ * on the way. `fromId` undefined means the offset is past the last row. `arrival`: the request's
+ * (store/database.ts), whose reading serves the walk's row caches.
  */
 export async function seek(
   store: Store,
   q: EventQuery,
   checkpoints: Checkpoint[],
   offset: number,
+  arrival?: Arrival,
 ): Promise<{ fromId: number | null | undefined; skip: number }> {
   const target = Math.floor(offset / CHECKPOINT) * CHECKPOINT;
   if (target === 0) return { fromId: null, skip: offset };
@@ -530,7 +534,7 @@ export async function seek(
   if (base && offset - base.offset < CHECKPOINT)
     return { fromId: base.id, skip: offset - base.offset };
   const fromOffset = base?.offset ?? 0;
-  const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset);
+  const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset, arrival);
   if (id === null) return { fromId: undefined, skip: 0 };
   // Newest-first listings shift their checkpoints as events arrive; a long-lived busy listing
   // would collect them without bound, so past a thousand it starts again.
