@@ -556,7 +556,8 @@ export class EventStore {
    *   over Limit over Index Scan Backward), pulling from each arm only what the page takes. It does
    *   not see that a bare arm's `project_id = ?` makes its index ordered by id, so it would read
    *   every arm whole and sort.
-   * Null: nothing to walk.
+   * Null: nothing to walk. `arrival`: the request's (store/database.ts), whose reading then serves
+   * the member projects' row cache instead of a reading of its own.
    */
   private async walk(q: EventQuery, w: Walk, only?: readonly number[], arrival?: Arrival) {
     const parts = (await this.parts(q, only, arrival)) ?? (await this.authorParts(q, arrival));
