@@ -167,6 +167,9 @@ export function graphqlApi(services: Services, revision = '') {
                 replayed: () => reply.header('idempotent-replayed', 'true'),
               },
               caching?.reads ?? null,
+              // A query's lookups share the request's reading of the head; a mutation's must see
+              // its own write, so they read as of when they are made.
+              prepared.operation === 'query' ? arrival : undefined,
             );
             const outcome = await execute(request, prepared, context);
             // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.

@@ -10,6 +10,7 @@ import {
   canReadConfidential,
   canReadPersonalSnippet,
 } from '../../domain/visibility.js';
+import type { Arrival } from '../../store/database.js';
 import type { Store } from '../../store/store.js';
 import type { ActivityService, ResolvedProject } from './activity.js';
 import type { EventListing } from './event-listing.js';
@@ -61,7 +62,10 @@ export class ActivityReader {
 
   /**
    * `reads`, when given, records what this reader reads from the event log (see `EventReads`).
-   * Faces that cache whole answers must read events through a reader only.
+   * Faces that cache whole answers must read events through a reader only. `arrival`: the
+   * request's (store/database.ts), for a reader that serves one request and reads nothing it wrote
+   * itself (a query, not a mutation or a subscription's later deliveries): its lookups then share
+   * the request's reading of the head on PostgreSQL.
    */
   constructor(
     private readonly activity: ActivityService,
@@ -69,6 +73,7 @@ export class ActivityReader {
     readonly viewer: Viewer | null,
     self: UserView | null,
     private readonly reads: EventReads | null = null,
+    private readonly arrival?: Arrival,
   ) {
     this.loaders = new Loaders(store);
     if (self) this.users.set(self.id, self);
@@ -79,7 +84,7 @@ export class ActivityReader {
 
   /** A user by id or username; NOT_FOUND when there is none. */
   async user(idOrUsername: string): Promise<UserView> {
-    const user = await this.activity.findUser(idOrUsername);
+    const user = await this.activity.findUser(idOrUsername, this.arrival);
     this.users.set(user.id, user);
     return user;
   }
@@ -110,7 +115,7 @@ export class ActivityReader {
   private async resolveProject(idOrPath: string): Promise<ResolvedProject> {
     const known = /^\d+$/.test(idOrPath) ? this.projects.get(Number(idOrPath)) : undefined;
     if (known) return known;
-    const resolved = await this.activity.findProject(idOrPath, this.viewer);
+    const resolved = await this.activity.findProject(idOrPath, this.viewer, this.arrival);
     this.projects.set(resolved.project.id, resolved);
     return resolved;
   }
@@ -121,24 +126,24 @@ export class ActivityReader {
     scope: string | undefined,
     filter: EventFilter,
   ): Promise<EventListing> {
-    return this.recorded(this.activity.viewerListing(viewer, scope, filter));
+    return this.recorded(this.activity.viewerListing(viewer, scope, filter, this.arrival));
   }
 
   /** A user's events the viewer may see; empty for private or blocked profiles. */
   async userEvents(userId: number, filter: EventFilter): Promise<EventListing> {
     const user = this.users.get(userId) ?? (await this.user(String(userId)));
-    return this.recorded(this.activity.userListing(user, filter, this.viewer));
+    return this.recorded(this.activity.userListing(user, filter, this.viewer, this.arrival));
   }
 
   /** A project's events the viewer may see (NOT_FOUND when the project is not readable). */
   async projectEvents(projectId: number, filter: EventFilter): Promise<EventListing> {
     const resolved = await this.resolveProject(String(projectId));
-    return this.recorded(this.activity.projectListing(resolved, filter, this.viewer));
+    return this.recorded(this.activity.projectListing(resolved, filter, this.viewer, this.arrival));
   }
 
   /** Records a listing's mark, before the caller reads any of its rows. */
   private async recorded(listing: EventListing): Promise<EventListing> {
-    if (this.reads) this.reads.listings.push({ listing, mark: await listing.mark() });
+    if (this.reads) this.reads.listings.push({ listing, mark: await listing.mark(this.arrival) });
     return listing;
   }
 

@@ -96,8 +96,9 @@ export class ActivityService {
     viewer: Viewer | null,
     self: UserView | null = null,
     reads: EventReads | null = null,
+    arrival?: Arrival,
   ): ActivityReader {
-    return new ActivityReader(this, this.store, viewer, self, reads);
+    return new ActivityReader(this, this.store, viewer, self, reads, arrival);
   }
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
@@ -153,14 +154,24 @@ export class ActivityService {
   }
 
   /** The viewer's own events, or with scope `all` every event in the viewer's projects. */
-  viewerListing(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
-    return this.listing(viewerQuery(viewer, scope, filter));
+  viewerListing(
+    viewer: Viewer,
+    scope: string | undefined,
+    filter: EventFilter,
+    arrival?: Arrival,
+  ): EventListing {
+    return this.listing(viewerQuery(viewer, scope, filter), arrival);
   }
 
   /** A user's events; empty by rule for a profile the viewer may not read. */
-  userListing(user: UserView, filter: EventFilter, viewer: Viewer | null): EventListing {
+  userListing(
+    user: UserView,
+    filter: EventFilter,
+    viewer: Viewer | null,
+    arrival?: Arrival,
+  ): EventListing {
     const q = userQuery(user, filter, viewer);
-    return q ? this.listing(q) : EventListing.EMPTY;
+    return q ? this.listing(q, arrival) : EventListing.EMPTY;
   }
 
   /**
@@ -177,12 +188,17 @@ export class ActivityService {
   }
 
   /** A project's events, for a project `findProject` resolved for this viewer. */
-  projectListing(resolved: ResolvedProject, filter: EventFilter, viewer: Viewer | null) {
-    return this.listing(projectQuery(resolved, filter, viewer));
+  projectListing(
+    resolved: ResolvedProject,
+    filter: EventFilter,
+    viewer: Viewer | null,
+    arrival?: Arrival,
+  ) {
+    return this.listing(projectQuery(resolved, filter, viewer), arrival);
   }
 
-  private listing(q: EventQuery): EventListing {
-    return new EventListing(this.listings, q);
+  private listing(q: EventQuery, arrival: Arrival): EventListing {
+    return new EventListing(this.listings, q, arrival);
   }
 
   /**

@@ -34,10 +34,16 @@ export class EventListing {
   /** A listing that is empty by rule (a private or blocked profile answers `[]`, not 404). */
   static readonly EMPTY = new EventListing(null, null);
 
-  /** @internal built by the activity service only. */
+  /**
+   * @internal built by the activity service only. `arrival`: the request's (store/database.ts),
+   * when one request reads this listing: its windows and count are then read under the request's
+   * reading of the head (the member projects a walk merges, the rows a window is hydrated with)
+   * instead of readings of their own.
+   */
   constructor(
     private readonly context: ListingContext | null,
     private readonly q: EventQuery | null,
+    private readonly arrival?: Arrival,
   ) {}
 
   get sort(): 'asc' | 'desc' {
@@ -59,15 +65,16 @@ export class EventListing {
   async window(window: KeysetWindow): Promise<EventView[]> {
     const { context } = this;
     if (!context || !this.q) return [];
-    const { entry, q } = await context.cache.entry(this.q);
+    const { arrival } = this;
+    const { entry, q } = await context.cache.entry(this.q, undefined, arrival);
     const windowKey = `${window.afterId ?? ''}:${window.beforeId ?? ''}:${window.limit}:${window.reverse ? 1 : 0}`;
     const cached = entry.windows?.get(windowKey);
     if (entry.windows) context.metrics.cacheLookup('graphql_window', cached !== undefined);
     if (cached) return cached.views;
     // Readers of the same window at the same moment share one walk (see ListingCache `once`).
     return context.cache.once(entry, `window ${windowKey}`, async () => {
-      const rows = await context.store.events.list(q, { kind: 'keyset', ...window });
-      const views = await hydrateEvents(context.store, rows);
+      const rows = await context.store.events.list(q, { kind: 'keyset', ...window }, null, arrival);
+      const views = await hydrateEvents(context.store, rows, arrival);
       remember(entry.windows, windowKey, {
         views,
         afterId: window.afterId,
@@ -101,7 +108,7 @@ export class EventListing {
   async total(): Promise<number | null> {
     const { context } = this;
     if (!context || !this.q) return 0;
-    const { entry, q } = await context.cache.entry(this.q);
-    return reportedTotal(await context.cache.count(q, entry));
+    const { entry, q } = await context.cache.entry(this.q, undefined, this.arrival);
+    return reportedTotal(await context.cache.count(q, entry, this.arrival));
   }
 }

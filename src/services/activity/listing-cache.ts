@@ -114,10 +114,15 @@ export class ListingCache {
 
   /**
    * The current entry of a listing and the query bounded by its mark: fresh, forwarded, or as it
-   * was when nothing of this listing changed.
+   * was when nothing of this listing changed. As of the snapshot `at`, else as of `arrival` (the
+   * request's, store/database.ts), else as of now.
    */
-  async entry(q: EventQuery, at?: ListingSnapshot): Promise<{ entry: Entry; q: EventQuery }> {
-    const snapshot = at ?? (await this.clock.current());
+  async entry(
+    q: EventQuery,
+    at?: ListingSnapshot,
+    arrival?: Arrival,
+  ): Promise<{ entry: Entry; q: EventQuery }> {
+    const snapshot = at ?? (await this.clock.current(arrival));
     const key = listingKey(q);
     const epoch = this.epochOf(q, snapshot);
     let entry = this.entries.get(key);
