@@ -638,35 +638,27 @@ for (const dialect of DIALECTS) {
         ]) {
           assert.equal(await readings(rest(path)), 1, `${path}, the first time`);
         }
-        const graphql = () =>
+        const gql = (query: string) => () =>
           fetch(`${server.url}/api/graphql`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', 'private-token': token },
-            body: JSON.stringify({
-              query: `{
-                project(idOrPath: "${pa}") { events(first: 5) { nodes { databaseId } } }
-                user(id: "${bob.id}") { events(first: 5) { nodes { databaseId } } }
-              }`,
-            }),
+            body: JSON.stringify({ query }),
           });
+        const graphql = gql(`{
+          project(idOrPath: "${pa}") { events(first: 5) { nodes { databaseId } } }
+          user(id: "${bob.id}") { events(first: 5) { nodes { databaseId } } }
+        }`);
         await readings(graphql);
         assert.equal(await readings(graphql), 1, 'a kept GraphQL answer');
         // A GraphQL answer computed for the first time: its lookups, windows, counts and
         // hydration share the request's reading too (a mutation's would not: it reads its write).
-        const computed = () =>
-          fetch(`${server.url}/api/graphql`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'private-token': token },
-            body: JSON.stringify({
-              query: `{
-                project(idOrPath: "${pa}") {
-                  events(first: 2) { totalCount nodes { databaseId author { username } } }
-                }
-                user(id: "${alice.id}") { events(first: 3) { totalCount nodes { databaseId } } }
-                events(scope: ALL, first: 4) { totalCount nodes { databaseId project { id } } }
-              }`,
-            }),
-          });
+        const computed = gql(`{
+          project(idOrPath: "${pa}") {
+            events(first: 2) { totalCount nodes { databaseId author { username } } }
+          }
+          user(id: "${alice.id}") { events(first: 3) { totalCount nodes { databaseId } } }
+          events(scope: ALL, first: 4) { totalCount nodes { databaseId project { id } } }
+        }`);
         assert.equal(await readings(computed), 1, 'a GraphQL answer computed');
         // A feed reader's poll: the token, the project by path, the listing and its page.
         await readings(rest('/acme/a.atom'));
