@@ -705,17 +705,20 @@ export class EventStore {
    * The listing's events with ids above `afterId` (up to the query's `upTo`), oldest first, at most
    * `limit`: how a cached listing is brought forward over the events appended since. `projects`
    * (scope=all): walk only these member projects, the others having no events above `afterId`.
+   * `arrival`: the request's, whose reading serves the member projects' row cache.
    */
   async since(
     q: EventQuery,
     afterId: number,
     limit: number,
     projects?: readonly number[],
+    arrival?: Arrival,
   ): Promise<EventRow[]> {
     const query = await this.walk(
       q,
       { lower: { id: afterId, inclusive: false }, descending: false, limit },
       projects,
+      arrival,
     );
     return query ? query.execute() : [];
   }

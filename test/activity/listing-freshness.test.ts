@@ -660,6 +660,41 @@ for (const dialect of DIALECTS) {
           events(scope: ALL, first: 4) { totalCount nodes { databaseId project { id } } }
         }`);
         assert.equal(await readings(computed), 1, 'a GraphQL answer computed');
+        // After a write, answers brought forward over it (their new rows walked and hydrated, a
+        // page pushed down settled, scope=all's member projects) still read once, and so does an
+        // event's target resolved through the request's batch loaders (the issue's author, not
+        // the viewer: a users row-cache lookup).
+        const theirs = await new Fixtures(writer).issue(pb, bob.id, 'Bob files one');
+        const target = gql(`{
+          project(idOrPath: "${pb}") {
+            events(first: 1) { nodes { target { ... on Issue { title author { username } } } } }
+          }
+        }`);
+        const brought = [
+          rest(`/api/v4/projects/${pb}/events?per_page=2`),
+          rest(`/api/v4/projects/${pb}/events?per_page=7&page=2`),
+          rest('/api/v4/events?scope=all&per_page=2'),
+          rest(`/api/v4/users/${bob.id}/events?per_page=2`),
+          target,
+        ];
+        for (const send of brought) await send();
+        await append(writer, pb, bob.id, 'created', theirs.id);
+        const answer = await target();
+        assert.deepEqual(await answer.json(), {
+          data: {
+            project: {
+              events: {
+                nodes: [{ target: { title: 'Bob files one', author: { username: 'bob' } } }],
+              },
+            },
+          },
+        });
+        for (let round = 0; round < 2; round++) {
+          await append(writer, pb, bob.id, 'created', theirs.id);
+          for (const [i, send] of brought.entries()) {
+            assert.equal(await readings(send), 1, `answer ${i} after a write (round ${round})`);
+          }
+        }
         // A feed reader's poll: the token, the project by path, the listing and its page.
         await readings(rest('/acme/a.atom'));
         assert.equal(await readings(rest('/acme/a.atom')), 1, 'an Atom feed');

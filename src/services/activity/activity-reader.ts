@@ -75,7 +75,7 @@ export class ActivityReader {
     private readonly reads: EventReads | null = null,
     private readonly arrival?: Arrival,
   ) {
-    this.loaders = new Loaders(store);
+    this.loaders = new Loaders(store, arrival);
     if (self) this.users.set(self.id, self);
   }
 

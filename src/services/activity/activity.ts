@@ -270,7 +270,8 @@ export class ActivityService {
     const unbounded = listing.query;
     if (!unbounded) return { events: [], total: 0, hasNext: false };
     const { cache } = this.listings;
-    const { entry, q } = await cache.entry(unbounded, listing.snapshot);
+    const { arrival } = listing;
+    const { entry, q } = await cache.entry(unbounded, listing.snapshot, arrival);
     const { offset, limit } = pageBounds(page);
     const pageKey = `${offset}:${limit}`;
     let cached = entry.pages?.get(pageKey);
@@ -278,10 +279,9 @@ export class ActivityService {
     if (cached?.shift) {
       const shifted = cached;
       cached = await cache.once(entry, `settle ${pageKey}`, () =>
-        cache.settle(q, entry, pageKey, shifted),
+        cache.settle(q, entry, pageKey, shifted, arrival),
       );
     }
-    const { arrival } = listing;
     if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry, arrival)) };
     // A known count past the end: no need to ask the database.
     const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);

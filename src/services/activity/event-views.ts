@@ -51,12 +51,13 @@ export interface EventView {
  * Batch-loads everything an event view needs: one query per kind of thing, not per event.
  * `arrival`: the request's (store/database.ts), when one request reads the page: its earlier
  * reading then serves the user and project row caches, instead of one more round trip each on
- * PostgreSQL. Pages computed for whoever asks (the listing cache bringing pages forward) omit it.
+ * PostgreSQL. Without one, hydration is as of its start: its two rounds of lookups (the projects,
+ * then the users, which the notes name too) share one reading sent after it began, not one each.
  */
 export async function hydrateEvents(
   store: Store,
   rows: readonly EventRow[],
-  arrival?: Arrival,
+  arrival: Arrival = store.arrival(),
 ): Promise<EventView[]> {
   if (rows.length === 0) return [];
   const ids = (type: string) =>

@@ -139,7 +139,7 @@ export class ListingCache {
       entry = this.fresh(snapshot.id, epoch, snapshot.deletions, snapshot.version);
       this.install(key, entry);
     } else if (entry.upTo < snapshot.id) {
-      entry = await this.forwardOnce(key, q, entry, snapshot.id);
+      entry = await this.forwardOnce(key, q, entry, snapshot.id, arrival);
     } else {
       this.metrics.listingRefresh('current');
     }
@@ -248,13 +248,19 @@ export class ListingCache {
    * an answer bounded by a newer head than its mark is newer than its tag, which conditional
    * requests allow (http/conditional.ts: never a stale 304).
    */
-  private async forwardOnce(key: string, q: EventQuery, from: Entry, head: number): Promise<Entry> {
+  private async forwardOnce(
+    key: string,
+    q: EventQuery,
+    from: Entry,
+    head: number,
+    arrival: Arrival,
+  ): Promise<Entry> {
     const running = this.forwarding.get(key);
     if (running && running.from === from && running.head >= head) {
       this.metrics.listingRefresh('joined');
       return running.done;
     }
-    const done = this.forward(q, from, head).then((forwarded) => {
+    const done = this.forward(q, from, head, arrival).then((forwarded) => {
       // Another forward (from a newer entry) may have installed a newer one meanwhile.
       const now = this.entries.get(key);
       if (!now || now === from || now.upTo < forwarded.upTo) this.install(key, forwarded);
@@ -297,9 +303,16 @@ export class ListingCache {
     return entry.count;
   }
 
-  /** The entry brought forward from its mark to `head`. */
-  private async forward(q: EventQuery, old: Entry, head: number): Promise<Entry> {
-    const members = await this.memberIds(q);
+  /**
+   * The entry brought forward from its mark to `head`. `arrival`: the request's that started it,
+   * whose reading then serves the member projects and the new rows' authors and projects. Readers
+   * that join it (`forwardOnce`) share those rows: sound, as for shared walks, because a reader
+   * joins only a forward from the entry of its own listing version, and every change those row
+   * caches see moves that version in the same commit (docs/listing-caches.md, "One reading per
+   * request").
+   */
+  private async forward(q: EventQuery, old: Entry, head: number, arrival: Arrival): Promise<Entry> {
+    const members = await this.memberIds(q, arrival);
     const fed = old.upTo >= this.clock.floor;
     if (fed && this.lastChange(q, members) <= old.upTo) {
       this.metrics.listingRefresh('skipped');
@@ -317,6 +330,7 @@ export class ListingCache {
       old.upTo,
       MAX_FORWARD + 1,
       changed,
+      arrival,
     );
     if (rows.length > MAX_FORWARD) {
       this.metrics.listingRefresh('rebuilt');
@@ -336,8 +350,8 @@ export class ListingCache {
       checkpoints: desc
         ? old.checkpoints.map((c) => ({ offset: c.offset + n, id: c.id }))
         : old.checkpoints,
-      pages: old.pages && (await this.forwardPages(old.pages, rows, desc)),
-      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc)),
+      pages: old.pages && (await this.forwardPages(old.pages, rows, desc, arrival)),
+      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc, arrival)),
     };
   }
 
@@ -382,6 +396,7 @@ export class ListingCache {
     pages: Map<string, CachedPage>,
     rows: EventRow[],
     desc: boolean,
+    arrival: Arrival,
   ): Promise<Map<string, CachedPage>> {
     const out = new Map<string, CachedPage>();
     if (!desc) {
@@ -410,7 +425,7 @@ export class ListingCache {
     for (const { offset, limit } of placed) {
       if (offset < n) shown = Math.max(shown, Math.min(n, offset + limit));
     }
-    const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse());
+    const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse(), arrival);
     const oldAt = (position: number): EventView | 'end' | undefined =>
       known.get(position) ?? (end !== undefined && position >= end ? 'end' : undefined);
     for (const { key, page, offset, limit } of placed) {
@@ -451,12 +466,20 @@ export class ListingCache {
   /**
    * A shifted page as it stands at the entry's mark: the `shift` rows right before its first row
    * (one walk up the listing's index from that row), then its own rows, cut to the page's size.
-   * Stored back into the entry: the same mark, the same answer for every later request.
+   * Stored back into the entry: the same mark, the same answer for every later request (read under
+   * `arrival`, the request's that settles it, as `forward` reads).
    */
-  async settle(q: EventQuery, entry: Entry, key: string, page: CachedPage): Promise<CachedPage> {
+  async settle(
+    q: EventQuery,
+    entry: Entry,
+    key: string,
+    page: CachedPage,
+    arrival?: Arrival,
+  ): Promise<CachedPage> {
     const limit = Number(key.split(':')[1]);
-    const before = await this.store.events.since(q, page.events[0]!.id, page.shift ?? 0);
-    const views = await hydrateEvents(this.store, before.reverse());
+    const first = page.events[0]!.id;
+    const before = await this.store.events.since(q, first, page.shift ?? 0, undefined, arrival);
+    const views = await hydrateEvents(this.store, before.reverse(), arrival);
     const settled: CachedPage = {
       events: [...views, ...page.events].slice(0, limit),
       hasNext: views.length + page.events.length > limit || page.hasNext,
@@ -474,11 +497,12 @@ export class ListingCache {
     windows: Map<string, CachedWindow>,
     rows: EventRow[],
     desc: boolean,
+    arrival: Arrival,
   ): Promise<Map<string, CachedWindow>> {
     const out = new Map<string, CachedWindow>();
     for (const [key, w] of windows) {
       if (desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined) {
-        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse());
+        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse(), arrival);
         out.set(key, { ...w, views: [...newest, ...w.views].slice(0, w.limit) });
         continue;
       }
