@@ -26,21 +26,13 @@ export class ProjectStore {
     );
   }
 
-  async byIds(ids: readonly number[], arrival?: Arrival): Promise<ProjectRow[]> {
-    if (ids.length === 0) return [];
-    const found = await this.cache.getMany(
+  byIds(ids: readonly number[], arrival?: Arrival): Promise<ProjectRow[]> {
+    return this.cache.rows(
       ids,
-      async (missing) => {
-        const rows = await this.db
-          .selectFrom('projects')
-          .selectAll()
-          .where('id', 'in', missing)
-          .execute();
-        return new Map(rows.map((row) => [row.id, row]));
-      },
+      (missing) => this.db.selectFrom('projects').selectAll().where('id', 'in', missing).execute(),
+      (row) => row.id,
       arrival,
     );
-    return [...found.values()].filter((row): row is ProjectRow => row !== undefined);
   }
 
   /** Case-insensitive full path (`group/sub/project`). */

@@ -56,8 +56,31 @@ export class RowCache<K, V> {
     return value;
   }
 
+  /**
+   * The rows of `keys` that exist, in no stated order, loading only the missing ones with one
+   * `load` (a batch query by key); `key` names a loaded row's key. Empty `keys` ask nothing.
+   */
+  async rows<R extends NonNullable<V>>(
+    keys: readonly K[],
+    load: (missing: K[]) => Promise<R[]>,
+    key: (row: R) => K,
+    arrival?: Arrival,
+  ): Promise<R[]> {
+    if (keys.length === 0) return [];
+    const found = await this.getMany(
+      keys,
+      async (missing) => {
+        const loaded = new Map<K, V>();
+        for (const row of await load(missing)) loaded.set(key(row), row satisfies NonNullable<V>);
+        return loaded;
+      },
+      arrival,
+    );
+    return [...found.values()].filter((row): row is R => row !== undefined && row !== null);
+  }
+
   /** Looks up many keys, loading only the missing ones in one batch. */
-  async getMany(
+  private async getMany(
     keys: readonly K[],
     loadMany: (keys: K[]) => Promise<Map<K, V>>,
     arrival?: Arrival,

@@ -23,21 +23,13 @@ export class UserStore {
     );
   }
 
-  async byIds(ids: readonly number[], arrival?: Arrival): Promise<UserRow[]> {
-    if (ids.length === 0) return [];
-    const found = await this.cache.getMany(
+  byIds(ids: readonly number[], arrival?: Arrival): Promise<UserRow[]> {
+    return this.cache.rows(
       ids,
-      async (missing) => {
-        const rows = await this.db
-          .selectFrom('users')
-          .selectAll()
-          .where('id', 'in', missing)
-          .execute();
-        return new Map(rows.map((row) => [row.id, row]));
-      },
+      (missing) => this.db.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
+      (row) => row.id,
       arrival,
     );
-    return [...found.values()].filter((row): row is UserRow => row !== undefined);
   }
 
   /** Case-insensitive, as GitLab looks usernames up. */
