@@ -82,6 +82,11 @@ const WEIGHTS: (readonly [Kind, number])[] = [
   ['user_update', 0.3],
 ];
 
+/** What closing writes on an issue or merge request, as the write API does. */
+const closedBy = (userId: number, at: number) =>
+  ({ state: 'closed', closed_at: at, closed_by_id: userId }) as const;
+const REOPENED = { state: 'opened', closed_at: null, closed_by_id: null } as const;
+
 /** The demo records in dependency order. `passwordHash` is shared: hashing once keeps this fast. */
 /** The demo data set; commit URLs point at `baseUrl`, the instance's external URL. */
 export function demoRecords(passwordHash: string, baseUrl: string = C.DEMO_BASE_URL): DataRecord[] {
@@ -106,6 +111,7 @@ class DemoBuilder {
   };
   private readonly userIds = new Map<string, number>();
   private readonly projects: ProjectState[] = [];
+  private readonly approvals = new Set<string>();
   private readonly seq = { milestone: 0, issue: 0, mr: 0, snippet: 0, note: 0, event: 0 };
   private day = 0;
 
@@ -245,10 +251,12 @@ class DemoBuilder {
       case 'issue_update': {
         const issue = open(p.issues).find((i) => !i.confidential);
         if (!issue) return this.newIssue(p, anyone(), at, false);
-        if (kind === 'issue_close') issue.state = 'closed';
+        const who = dev();
+        issue.updated_at = at;
+        if (kind === 'issue_close') Object.assign(issue, closedBy(who, at));
         return this.event(
           p,
-          dev(),
+          who,
           kind === 'issue_close' ? 'closed' : 'updated',
           'Issue',
           issue.id,
@@ -258,7 +266,7 @@ class DemoBuilder {
       case 'issue_reopen': {
         const issue = p.issues.find((i) => i.state === 'closed' && !i.confidential);
         if (!issue) return this.newIssue(p, anyone(), at, false);
-        issue.state = 'opened';
+        Object.assign(issue, REOPENED, { updated_at: at });
         return this.event(p, dev(), 'reopened', 'Issue', issue.id, at);
       }
       case 'mr_update':
@@ -275,17 +283,26 @@ class DemoBuilder {
             mr_approve: 'approved',
           } as const
         )[kind];
-        if (action === 'merged') mr.state = 'merged';
-        if (action === 'closed') mr.state = 'closed';
-        return this.event(p, dev(), action, 'MergeRequest', mr.id, at);
+        const who = dev();
+        if (action !== 'approved') mr.updated_at = at;
+        if (action === 'merged') Object.assign(mr, { state: 'merged', merged_at: at, merged_by_id: who });
+        if (action === 'closed') Object.assign(mr, closedBy(who, at));
+        // A member approves a merge request once, as GitLab allows.
+        if (action === 'approved' && !this.approve(mr, who, at)) return;
+        return this.event(p, who, action, 'MergeRequest', mr.id, at);
       }
       case 'comment':
         return this.comment(p, anyone(), at);
       case 'milestone_create':
       case 'milestone_close':
       case 'milestone_destroy': {
-        const existing = p.milestones[p.milestones.length - 1];
+        // Only an active milestone is closed; a destroyed one is gone from the project (its
+        // record stays, as the events that name it need it).
+        const closing = kind === 'milestone_close';
+        const existing = p.milestones.findLast((m) => !closing || m.state !== 'closed');
         if (kind === 'milestone_create' || !existing) return this.newMilestone(p, dev(), at);
+        if (closing) Object.assign(existing, { state: 'closed', updated_at: at });
+        else p.milestones.splice(p.milestones.indexOf(existing), 1);
         return this.event(
           p,
           dev(),
@@ -334,6 +351,20 @@ class DemoBuilder {
     this.out.issue.push(issue);
     this.event(p, authorId, 'created', 'Issue', issue.id, at);
     return issue;
+  }
+
+  /** Records the approval; false when that member had already approved. */
+  private approve(mr: MergeRequestRecord, userId: number, at: number): boolean {
+    const key = `${mr.id}:${userId}`;
+    if (this.approvals.has(key)) return false;
+    this.approvals.add(key);
+    this.out.approval.push({
+      kind: 'approval',
+      merge_request_id: mr.id,
+      user_id: userId,
+      created_at: at,
+    });
+    return true;
   }
 
   private newMergeRequest(p: ProjectState, authorId: number, at: number) {

@@ -90,6 +90,99 @@ for (const dialect of DIALECTS) {
       assert.ok((await titles({ 'PRIVATE-TOKEN': rootToken })).includes(issue.title), 'admins do');
     });
 
+    it('records who closed, merged and approved what, and when, as the events say', async () => {
+      const code = (action: (typeof ACTIONS)[number]) => ACTIONS.indexOf(action) + 1;
+      // The newest event of an action on each target: the state the target was left in.
+      const latest = async (targetType: string, action: (typeof ACTIONS)[number]) => {
+        const rows = await db()
+          .selectFrom('events')
+          .select(['target_id', 'author_id', 'created_at'])
+          .where('target_type', '=', targetType)
+          .where('action', '=', code(action))
+          .orderBy('id')
+          .execute();
+        return new Map(rows.map((r) => [r.target_id!, r]));
+      };
+      const issues = await db().selectFrom('issues').selectAll().execute();
+      const closes = await latest('Issue', 'closed');
+      const closed = issues.filter((i) => i.state === 'closed');
+      assert.ok(closed.length >= 30, `${closed.length} closed issues`);
+      for (const issue of closed) {
+        const event = closes.get(issue.id);
+        assert.ok(event, `issue ${issue.id} has a closed event`);
+        assert.equal(Number(issue.closed_at), Number(event.created_at), `issue ${issue.id}`);
+        assert.equal(issue.closed_by_id, event.author_id, `issue ${issue.id}`);
+      }
+      for (const issue of issues.filter((i) => i.state === 'opened')) {
+        assert.deepEqual([issue.closed_at, issue.closed_by_id], [null, null], `issue ${issue.id}`);
+      }
+
+      const mrs = await db().selectFrom('merge_requests').selectAll().execute();
+      const merges = await latest('MergeRequest', 'merged');
+      const merged = mrs.filter((m) => m.state === 'merged');
+      assert.ok(merged.length >= 30, `${merged.length} merged merge requests`);
+      for (const mr of merged) {
+        const event = merges.get(mr.id);
+        assert.ok(event, `merge request ${mr.id} has a merged event`);
+        assert.equal(Number(mr.merged_at), Number(event.created_at), `merge request ${mr.id}`);
+        assert.equal(mr.merged_by_id, event.author_id, `merge request ${mr.id}`);
+      }
+      const mrCloses = await latest('MergeRequest', 'closed');
+      for (const mr of mrs.filter((m) => m.state === 'closed')) {
+        assert.equal(Number(mr.closed_at), Number(mrCloses.get(mr.id)?.created_at), `mr ${mr.id}`);
+        assert.equal(mr.closed_by_id, mrCloses.get(mr.id)?.author_id, `mr ${mr.id}`);
+      }
+      for (const mr of mrs.filter((m) => m.state === 'opened')) {
+        assert.deepEqual([mr.merged_at, mr.closed_at], [null, null], `mr ${mr.id}`);
+      }
+
+      // Every approval event is one member's approval, recorded once.
+      const approvals = await db().selectFrom('merge_request_approvals').selectAll().execute();
+      const approved = await db()
+        .selectFrom('events')
+        .select(['target_id', 'author_id'])
+        .where('action', '=', code('approved'))
+        .execute();
+      assert.ok(approvals.length > 0);
+      assert.deepEqual(
+        approved.map((e) => `${e.target_id}:${e.author_id}`).sort(),
+        approvals.map((a) => `${a.merge_request_id}:${a.user_id}`).sort(),
+      );
+
+      // A milestone is closed at most once and never after it was destroyed.
+      const milestoneEvents = await db()
+        .selectFrom('events')
+        .select(['target_id', 'action'])
+        .where('target_type', '=', 'Milestone')
+        .where('action', 'in', [code('closed'), code('destroyed')])
+        .orderBy('id')
+        .execute();
+      const seen = new Set<string>();
+      for (const e of milestoneEvents) {
+        assert.ok(!seen.has(`${e.target_id}:${code('destroyed')}`), `milestone ${e.target_id}`);
+        assert.ok(!seen.has(`${e.target_id}:${e.action}`), `milestone ${e.target_id} twice`);
+        seen.add(`${e.target_id}:${e.action}`);
+      }
+
+      // The API shows it as GitLab would.
+      const res = await fetch(`${server.url}/api/v4/projects/1/issues?state=closed&per_page=1`);
+      assert.equal(res.status, 200);
+      const [shown] = (await res.json()) as {
+        closed_at: string | null;
+        closed_by: { username: string } | null;
+      }[];
+      assert.match(shown!.closed_at ?? '', /^2025-|^2026-/);
+      assert.ok(shown!.closed_by?.username, JSON.stringify(shown));
+      const mrRes = await fetch(`${server.url}/api/v4/projects/1/merge_requests?state=merged&per_page=1`);
+      assert.equal(mrRes.status, 200);
+      const [mr] = (await mrRes.json()) as {
+        merged_at: string | null;
+        merged_by: { username: string } | null;
+      }[];
+      assert.match(mr!.merged_at ?? '', /^2025-|^2026-/);
+      assert.ok(mr!.merged_by?.username, JSON.stringify(mr));
+    });
+
     it('refuses to load into a database that is not empty', async () => {
       await assert.rejects(new SeedService(server.store, server.clock).seedDemo(), NotEmptyError);
     });
