@@ -141,6 +141,7 @@ function tokensPage(
         }
       </section>`,
     ctx.nav,
+    { wide: true },
   );
 }
 
