@@ -141,7 +141,6 @@ function tokensPage(
         }
       </section>`,
     ctx.nav,
-    { wide: true },
   );
 }
 
