@@ -242,6 +242,20 @@ describe('the front door pages in Chromium, phone and desktop', { skip: BROWSER_
       );
       await fits(page, width, ['.calendar', 'ol.events', 'p.day-filter', 'a.feed-button']);
       await page.screenshot({ path: shot(`calendar-day-${name}`), fullPage: true });
+
+      // A day further back than the newest weeks is brought into view with the list under it.
+      await page.goto(`${world.server.url}/alice?date=2025-03-03`);
+      const chosen = await page.locator('.calendar-grid a.day[aria-current="date"]').boundingBox();
+      const view = await box(page, '.calendar-scroll');
+      assert.ok(chosen);
+      assert.equal(
+        await page.getAttribute('.calendar-grid a.day[aria-current="date"]', 'data-date'),
+        '2025-03-03',
+      );
+      assert.ok(
+        chosen.x >= view.left - 0.5 && chosen.x + chosen.width <= view.right + 0.5,
+        `the chosen day is out of view: ${JSON.stringify(chosen)} in ${JSON.stringify(view)}`,
+      );
       await page.context().close();
     });
 
@@ -257,17 +271,15 @@ describe('the front door pages in Chromium, phone and desktop', { skip: BROWSER_
       if (width === 1440) {
         // Room enough: the App ID is one line, not broken mid-token.
         const id = await box(page, 'code.app-id');
-        const line = await page
-          .locator('code.app-id')
-          .evaluate((el) =>
-            Number.parseFloat(
-              (
-                globalThis as unknown as {
-                  getComputedStyle(e: unknown): { lineHeight: string; fontSize: string };
-                }
-              ).getComputedStyle(el).fontSize,
-            ),
-          );
+        const line = await page.locator('code.app-id').evaluate((el) =>
+          Number.parseFloat(
+            (
+              globalThis as unknown as {
+                getComputedStyle(e: unknown): { lineHeight: string; fontSize: string };
+              }
+            ).getComputedStyle(el).fontSize,
+          ),
+        );
         assert.ok(id.height < line * 2, `the App ID wraps: ${id.height} px high`);
       }
       // A URI breaks after a slash or before its query, never inside a word that fits.
