@@ -18,7 +18,7 @@ const installed = (pkg: string, file: string) =>
   readFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), file), 'utf8');
 
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; style-src-attr 'none'; font-src 'self' data:; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; style-src-attr 'none'; font-src 'self' data:; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 

@@ -31,7 +31,8 @@ const POLICY = [
   "img-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
-  "form-action 'none'",
+  // The header's sign-out button posts to the site.
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -40,14 +41,19 @@ function attribute(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The site's header, as the other pages draw it (sign-out is on those pages: no form here). */
-function siteHeader(signedIn: { username: string } | null): string {
+/** The site's header, as the other pages draw it. */
+function siteHeader(signedIn: { username: string; formToken: string } | null): string {
   const link = (l: SiteLink) =>
     `<a href="${attribute(l.href)}"${l.href === '/graphiql' ? ' aria-current="page"' : ''}>${attribute(l.label)}</a>`;
   const nav = signedIn
     ? `<input type="checkbox" id="nav-toggle" class="nav-toggle" />
       <label for="nav-toggle" class="nav-toggle" aria-label="Menu">Menu</label>
-      <nav>${siteLinks(signedIn.username).map(link).join('')}</nav>`
+      <nav>${siteLinks(signedIn.username).map(link).join('')}
+        <form method="post" action="/users/sign_out">
+          <input type="hidden" name="authenticity_token" value="${attribute(signedIn.formToken)}" />
+          <button type="submit" class="link">Sign out ${attribute(signedIn.username)}</button>
+        </form>
+      </nav>`
     : `<nav class="signed-out">${SIGNED_OUT_LINKS.map(link).join('')}</nav>`;
   return `<header class="top">
       <a class="brand" href="/">pulsegate</a>
@@ -61,7 +67,7 @@ function siteHeader(signedIn: { username: string } | null): string {
  */
 function page(
   assets: ExplorerAssets,
-  signedIn: { token: string; username: string } | null,
+  signedIn: { token: string; username: string; formToken: string } | null,
 ): string {
   const session = signedIn
     ? ` data-csrf="${attribute(signedIn.token)}" data-username="${attribute(signedIn.username)}"`
