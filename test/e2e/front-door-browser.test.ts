@@ -246,6 +246,19 @@ describe('the front door pages in Chromium, phone and desktop', { skip: BROWSER_
       );
       await fits(page, width, ['.calendar', 'ol.events', 'p.day-filter', 'a.feed-button']);
       await page.screenshot({ path: shot(`calendar-day-${name}`), fullPage: true });
+      // One link style: the people, projects and "Show every day" links share one colour.
+      const colours = await page
+        .locator('main a:not(.button):not(.day):not(nav.tabs a)')
+        .evaluateAll((links) =>
+          links.map(
+            (link) =>
+              (
+                globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }
+              ).getComputedStyle(link).color,
+          ),
+        );
+      assert.ok(colours.length >= 5);
+      assert.deepEqual([...new Set(colours)], ['rgb(91, 60, 196)']);
 
       // A day further back than the newest weeks is brought into view with the list under it.
       await page.goto(`${world.server.url}/alice?date=2025-03-03`);
