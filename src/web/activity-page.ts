@@ -37,8 +37,11 @@ export interface PageFrame {
   csrf: string | null;
   script: string;
   now: number;
-  /** The page's Atom feed (with the viewer's feed token when signed in). */
-  atom: FeedLink;
+  /**
+   * The page's Atom feed (with the viewer's feed token when signed in): asked for by whole pages
+   * only, not by the rows the script polls for.
+   */
+  atom: () => Promise<FeedLink>;
   avatars: AvatarStyle;
 }
 
@@ -172,8 +175,9 @@ export async function sendActivity(
       data-subscribe="${JSON.stringify(feed.subscribe)}" data-now="${frame.now}"
       ${frame.csrf ? html`data-csrf="${frame.csrf}"` : ''}`;
   const empty = params.date ? 'No activity on this day.' : feed.empty;
+  const atom = await frame.atom();
   const body = html`<section class="card activity" ${live}>
-    <div class="page-head">${frame.header} ${feedButton(frame.atom)}</div>
+    <div class="page-head">${frame.header} ${feedButton(atom)}</div>
     ${frame.aside ?? ''} ${tabs(feed, params)} ${dayFilter(feed, params)}
     ${
       older
@@ -199,7 +203,7 @@ export async function sendActivity(
   return sendHtml(
     reply,
     200,
-    layout(frame.title, body, frame.nav, { scripts: [frame.script], feeds: [frame.atom] }),
+    layout(frame.title, body, frame.nav, { scripts: [frame.script], feeds: [atom] }),
     images,
   );
 }

@@ -71,7 +71,6 @@ async function frameOf(
   atom: { path: string; title: string },
 ): Promise<PageFrame> {
   const token = ctx ? await browserSessionToken(services, request) : null;
-  const feedToken = ctx ? await services.feedTokens.tokenFor(ctx.user.id) : null;
   const href = `${services.config.externalUrl}${atom.path}`;
   return {
     title,
@@ -80,9 +79,12 @@ async function frameOf(
     csrf: token?.token ?? null,
     script: (await liveScript()).url,
     now: services.clock.now(),
-    atom: {
-      title: atom.title,
-      href: feedToken ? `${href}?feed_token=${encodeURIComponent(feedToken)}` : href,
+    atom: async () => {
+      const feedToken = ctx ? await services.feedTokens.tokenFor(ctx.user.id) : null;
+      return {
+        title: atom.title,
+        href: feedToken ? `${href}?feed_token=${encodeURIComponent(feedToken)}` : href,
+      };
     },
     avatars: services.config,
   };
