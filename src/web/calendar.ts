@@ -103,7 +103,11 @@ export function calendarSection(
         <span class="month"></span>${WEEKDAYS.map((name) => html`<span>${name}</span>`)}
       </div>
       <div class="calendar-scroll">
-        <div class="calendar-grid" aria-label="${contributions(total)} in the last year">
+        <div
+          class="calendar-grid"
+          role="group"
+          aria-label="${contributions(total)} in the last year"
+        >
           ${columns}
         </div>
       </div>

@@ -1,7 +1,8 @@
 /**
  * Server-rendered HTML: a tagged template that escapes every interpolated value unless it is
  * already `Html`, one page layout, and the headers every page carries (no framing, no referrer,
- * no third-party anything, never cached — pages carry CSRF tokens and one-time secrets).
+ * no third-party anything but Gravatar's avatars where the instance allows them, never cached —
+ * pages carry CSRF tokens and one-time secrets).
  */
 import type { FastifyReply } from 'fastify';
 import { SIGNED_OUT_LINKS, type SiteLink, siteLinks } from '../http/site-nav.js';

@@ -305,7 +305,7 @@ for (const dialect of DIALECTS) {
       // no month label (February's begins two weeks later).
       assert.match(
         profile,
-        /<div class="calendar-grid" aria-label="49 contributions in the last year"><div class="week"><span class="month" aria-hidden="true"><\/span>(<span class="day pad"><\/span>){4}<a class="day l0" href="\/alice\?date=2025-01-16" data-date="2025-01-16"/,
+        /<div class="calendar-grid" role="group" aria-label="49 contributions in the last year"><div class="week"><span class="month" aria-hidden="true"><\/span>(<span class="day pad"><\/span>){4}<a class="day l0" href="\/alice\?date=2025-01-16" data-date="2025-01-16"/,
       );
     });
 
