@@ -50,6 +50,11 @@ export interface Config {
    * the local network from webhooks"). Off: such URLs are refused, after DNS resolution too.
    */
   webhooksAllowLocal: boolean;
+  /**
+   * Pages show avatars from Gravatar (the URL the APIs return). Off: identicons drawn by the
+   * server, so a page makes no request elsewhere (offline and private installations).
+   */
+  gravatar: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -73,6 +78,7 @@ export interface ConfigInput {
   metricsAllow?: string | undefined;
   corsOrigins?: string | undefined;
   webhooksAllowLocal?: string | boolean | undefined;
+  gravatar?: string | boolean | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -126,6 +132,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   );
   const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
   const allowLocal = flags.webhooksAllowLocal ?? env.PULSEGATE_WEBHOOKS_ALLOW_LOCAL ?? 'false';
+  const gravatar = flags.gravatar ?? env.PULSEGATE_GRAVATAR ?? 'false';
   return {
     host,
     port,
@@ -143,6 +150,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     metricsAllow,
     corsOrigins,
     webhooksAllowLocal: allowLocal === true || allowLocal === 'true' || allowLocal === '1',
+    gravatar: gravatar === true || gravatar === 'true' || gravatar === '1',
   };
 }
 

@@ -64,6 +64,18 @@ export function dayBounds(before: number | undefined, after: number | undefined)
 }
 
 /**
+ * One UTC day, `YYYY-MM-DD` (the activity pages' `date=`, a day clicked on the calendar): the
+ * bounds REST gives for `after=<the day before>&before=<the day after>`. Null for anything else.
+ */
+export function oneDay(value: string): { createdFrom: number; createdBefore: number } | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
+  const start = parseDay(value);
+  if (start === null) return null;
+  const bounds = dayBounds(start + DAY_MS, start - DAY_MS);
+  return { createdFrom: bounds.createdFrom!, createdBefore: bounds.createdBefore! };
+}
+
+/**
  * Filter parameters as the REST face declares them (rest/params.ts validates them against
  * the vocabulary and `parseDay` before this runs). An empty value counts as omitted.
  */

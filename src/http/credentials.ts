@@ -47,6 +47,8 @@ const principals = new WeakMap<FastifyRequest, Promise<Principal | null>>();
  */
 export const SESSION_CSRF_HEADER = 'x-csrf-token';
 export const SESSION_CSRF_PURPOSE = 'graphql';
+/** CSRF purpose of the pages' forms (web/session.ts), here for GraphiQL's sign-out button. */
+export const FORM_CSRF_PURPOSE = 'form';
 /** Scopes of a browser session on GraphQL: reading, as the signed-in user. */
 const SESSION_SCOPES: readonly Scope[] = ['read_api'];
 
@@ -80,16 +82,20 @@ async function browserSession(services: Services, request: WithHeaders) {
   return user ? { session, user } : null;
 }
 
-/** The CSRF token the GraphiQL page hands its fetcher, when the browser is signed in. */
+/**
+ * The CSRF token the GraphiQL page hands its fetcher, when the browser is signed in, and the
+ * pages' form token (its sign-out button).
+ */
 export async function browserSessionToken(
   services: Services,
   request: FastifyRequest,
-): Promise<{ token: string; username: string } | null> {
+): Promise<{ token: string; username: string; formToken: string } | null> {
   const found = await browserSession(services, request);
   if (!found) return null;
   return {
     token: services.oauth.sessions.csrfToken(found.session, SESSION_CSRF_PURPOSE),
     username: found.user.username,
+    formToken: services.oauth.sessions.csrfToken(found.session, FORM_CSRF_PURPOSE),
   };
 }
 

@@ -1,10 +1,12 @@
 /**
  * The activity pages' query: `filter` (a GitLab tab: all, push, merged, issue, comments, team),
  * `before=<id>` (the next page of older events: keyset, no offset), `after=<id>` (the events newer
- * than the newest one shown, as rows only: what the page's script asks for), `fragment=1` (rows
- * only). Anything else in the query is ignored; a bad value of these is a 400 with its reason.
+ * than the newest one shown, as rows only: what the page's script asks for), `date=YYYY-MM-DD`
+ * (that UTC day's events only: a day clicked on the contribution calendar; the same bounds as
+ * REST's `after=<the day before>&before=<the day after>`), `fragment=1` (rows only). Anything else in the query is ignored; a bad value of these is a 400 with its reason.
  */
 import { type ActivityTab, isActivityTab } from '../domain/activity-tabs.js';
+import { oneDay } from '../domain/filters.js';
 
 export interface ActivityParams {
   tab: ActivityTab;
@@ -12,6 +14,8 @@ export interface ActivityParams {
   before?: number;
   /** Newer than this event id (0: every event). */
   after?: number;
+  /** One UTC day, `YYYY-MM-DD`, and its bounds. */
+  date?: { key: string; createdFrom: number; createdBefore: number };
   fragment: boolean;
 }
 
@@ -36,7 +40,8 @@ export function activityParams(raw: unknown): ActivityParams | { error: string }
   const before = single(query, 'before');
   const after = single(query, 'after');
   const fragment = single(query, 'fragment');
-  if (filter === null || before === null || after === null || fragment === null) {
+  const date = single(query, 'date');
+  if (filter === null || before === null || after === null || fragment === null || date === null) {
     return { error: 'A parameter was given more than once.' };
   }
   const tab = filter === undefined || filter === '' ? 'all' : filter;
@@ -58,14 +63,26 @@ export function activityParams(raw: unknown): ActivityParams | { error: string }
     if (id === null) return { error: 'after must be an event id.' };
     params.after = id;
   }
+  if (date !== undefined && date !== '') {
+    const bounds = oneDay(date);
+    if (bounds === null) return { error: 'date must be a day: YYYY-MM-DD.' };
+    params.date = { key: date, ...bounds };
+  }
   return params;
 }
 
-/** The page's own URL for a tab (and an older page): what its links and its script fetch. */
-export function activityHref(path: string, tab: ActivityTab, before?: number): string {
+/**
+ * The page's own URL for a tab, a day and an older page: what its links and its script fetch.
+ * `date`: a day's key (`YYYY-MM-DD`), kept across the tabs.
+ */
+export function activityHref(
+  path: string,
+  at: { tab: ActivityTab; date?: string | undefined; before?: number | undefined },
+): string {
   const query = new URLSearchParams();
-  if (tab !== 'all') query.set('filter', tab);
-  if (before !== undefined) query.set('before', String(before));
+  if (at.tab !== 'all') query.set('filter', at.tab);
+  if (at.date !== undefined) query.set('date', at.date);
+  if (at.before !== undefined) query.set('before', String(at.before));
   const text = query.toString();
   return text === '' ? path : `${path}?${text}`;
 }

@@ -58,14 +58,20 @@ async function optionalContext(services: Services, request: FastifyRequest) {
   return session && user ? pageContext(services, session, user) : null;
 }
 
+/**
+ * `atom`: the page's feed, a path of the Atom face and its title. Signed in, its address carries
+ * the viewer's feed token, as the feed token page gives it, so a reader sees what the page shows.
+ */
 async function frameOf(
   services: Services,
   request: FastifyRequest,
   ctx: PageContext | null,
   title: string,
   header: ReturnType<typeof html>,
+  atom: { path: string; title: string },
 ): Promise<PageFrame> {
   const token = ctx ? await browserSessionToken(services, request) : null;
+  const href = `${services.config.externalUrl}${atom.path}`;
   return {
     title,
     header,
@@ -73,6 +79,14 @@ async function frameOf(
     csrf: token?.token ?? null,
     script: (await liveScript()).url,
     now: services.clock.now(),
+    atom: async () => {
+      const feedToken = ctx ? await services.feedTokens.tokenFor(ctx.user.id) : null;
+      return {
+        title: atom.title,
+        href: feedToken ? `${href}?feed_token=${encodeURIComponent(feedToken)}` : href,
+      };
+    },
+    avatars: services.config,
   };
 }
 
@@ -149,11 +163,12 @@ function activityHandlers(services: Services) {
       <h1>Activity</h1>
       <p class="muted">Everything that happens in your projects.</p>
     </header>`;
+    const atom = { path: '/dashboard/projects.atom', title: 'Your projects’ activity' };
     return sendActivity(
       reply,
       feed,
       params,
-      await frameOf(services, request, ctx, 'Activity', header),
+      await frameOf(services, request, ctx, 'Activity', header, atom),
     );
   }
 
@@ -198,14 +213,19 @@ function activityHandlers(services: Services) {
     if (readable && params.before === undefined && params.after === undefined) {
       const range = calendarDays(services.clock.now());
       const days = await activity.contributionDays(user, viewer, range.first * 86_400_000);
-      aside = calendarSection(new Map(days.map((d) => [d.day, d.count])), range);
+      aside = calendarSection(new Map(days.map((d) => [d.day, d.count])), range, {
+        path: feed.path,
+        tab: params.tab,
+        selected: params.date?.key,
+      });
     }
     const header = html`<header class="page-header">
       <h1>${readable ? user.name : user.username}</h1>
       <p class="muted">@${user.username}</p>
     </header>`;
     const title = readable ? `${user.name} (@${user.username})` : `@${user.username}`;
-    const frame = await frameOf(services, request, ctx, title, header);
+    const atom = { path: `/${user.username}.atom`, title: `${user.username} activity` };
+    const frame = await frameOf(services, request, ctx, title, header, atom);
     return sendActivity(reply, feed, params, aside ? { ...frame, aside } : frame);
   }
 
@@ -232,11 +252,18 @@ function activityHandlers(services: Services) {
       empty: 'No activity in this project yet.',
     };
     const header = html`<header class="page-header">
-      <h1>${projectDisplayName(project.fullPath)}</h1>
+      <h1>${project.name}</h1>
+      <p class="muted project-path">${projectDisplayName(project.fullPath)}</p>
       ${project.description ? html`<p class="muted">${project.description}</p>` : ''}
     </header>`;
-    const title = projectDisplayName(project.fullPath);
-    return sendActivity(reply, feed, params, await frameOf(services, request, ctx, title, header));
+    const title = `${project.name} · ${project.fullPath}`;
+    const atom = { path: `/${project.fullPath}.atom`, title: `${project.name} activity` };
+    return sendActivity(
+      reply,
+      feed,
+      params,
+      await frameOf(services, request, ctx, title, header, atom),
+    );
   }
 
   async function user(request: FastifyRequest, reply: FastifyReply) {

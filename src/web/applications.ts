@@ -9,6 +9,7 @@ import { type PageContext, requireUser } from './guard.js';
 import { SCOPE_DESCRIPTIONS } from './authorize.js';
 import {
   type Html,
+  breakableUrl,
   confirmPage,
   copyButton,
   csrfField,
@@ -75,7 +76,7 @@ function listPage(
                         <td data-label="Name">${app.name}</td>
                         <td data-label="Application ID"><code class="app-id">${app.uid}</code></td>
                         <td data-label="Callback URLs">
-                          ${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}
+                          ${app.redirectUris.map((u) => html`<div><code>${breakableUrl(u)}</code></div>`)}
                         </td>
                         <td data-label="Scopes">${app.scopes.join(' ')}</td>
                         <td data-label="Type">${app.confidential ? 'Confidential' : 'Public'}</td>
@@ -146,6 +147,7 @@ function listPage(
         </form>
       </section>`,
     ctx.nav,
+    { wide: true },
   );
 }
 
@@ -173,7 +175,7 @@ function secretPage(
           ${copyButton('application-secret', 'secret')}
         </dd>
         <dt>Callback URLs</dt>
-        <dd>${app.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</dd>
+        <dd>${app.redirectUris.map((u) => html`<div><code>${breakableUrl(u)}</code></div>`)}</dd>
         <dt>Scopes</dt>
         <dd>${app.scopes.join(' ')}</dd>
         <dt>Confidential</dt>

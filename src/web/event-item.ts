@@ -7,6 +7,7 @@ import { eventWording, projectDisplayName } from '../domain/event-wording.js';
 import type { EventView } from '../services/activity/activity.js';
 import { exactTime, relativeTime } from './client/relative-time.js';
 import { type Html, html } from './html.js';
+import { type AvatarStyle, avatar } from './identicon.js';
 
 /** Commits a push shows (GitLab shows a few, then "… and N more commits"). */
 const COMMITS_SHOWN = 3;
@@ -16,10 +17,6 @@ export function timeTag(at: number, now: number): Html {
   return html`<time datetime="${new Date(at).toISOString()}" title="${exactTime(at)}"
     >${relativeTime(at, now)}</time
   >`;
-}
-
-function initial(name: string): string {
-  return (name.trim()[0] ?? '?').toUpperCase();
 }
 
 function authorLink(event: EventView): Html {
@@ -71,10 +68,9 @@ function details(event: EventView): Html | string {
   return '';
 }
 
-export function eventItem(event: EventView, now: number): Html {
-  const who = event.author?.name ?? event.author?.username ?? '?';
+export function eventItem(event: EventView, now: number, avatars: AvatarStyle): Html {
   return html`<li class="event" data-id="${event.id}">
-    <span class="avatar" aria-hidden="true">${initial(who)}</span>
+    ${avatar(event.author, avatars)}
     <div class="event-body">
       <p class="event-line">${sentence(event)}</p>
       ${details(event)} ${timeTag(event.createdAt, now)}

@@ -8,6 +8,7 @@ import type { Services } from '../services/container.js';
 import { eventItem } from './event-item.js';
 import { pageContext } from './guard.js';
 import { html, layout, sendHtml } from './html.js';
+import { avatarImageSources } from './identicon.js';
 import { currentSession, signedInUser } from './session.js';
 
 const FEED_SIZE = 20;
@@ -58,7 +59,7 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
           feed.events.length === 0
             ? html`<p class="muted">Nothing yet.</p>`
             : html`<ol class="events">
-                ${feed.events.map((event) => eventItem(event, services.clock.now()))}
+                ${feed.events.map((event) => eventItem(event, services.clock.now(), services.config))}
               </ol>`
         }
         <p><a href="/dashboard/activity">Everything in your projects</a></p>
@@ -68,6 +69,6 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
         </p>
       </section>
       ${ABOUT}`;
-    return sendHtml(reply, 200, layout('Home', body, ctx.nav));
+    return sendHtml(reply, 200, layout('Home', body, ctx.nav), avatarImageSources(services.config));
   });
 }

@@ -1,9 +1,11 @@
 /**
  * Server-rendered HTML: a tagged template that escapes every interpolated value unless it is
  * already `Html`, one page layout, and the headers every page carries (no framing, no referrer,
- * no third-party anything, never cached — pages carry CSRF tokens and one-time secrets).
+ * no third-party anything but Gravatar's avatars where the instance allows them, never cached —
+ * pages carry CSRF tokens and one-time secrets).
  */
 import type { FastifyReply } from 'fastify';
+import { SIGNED_OUT_LINKS, type SiteLink, siteLinks } from '../http/site-nav.js';
 
 export class Html {
   constructor(readonly value: string) {}
@@ -40,31 +42,57 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
+/**
+ * A URL that may wrap: a break opportunity after each path slash and before the query and its
+ * parts, so a long redirect URI wraps at its seams rather than mid-word (CSS still breaks a
+ * segment that alone is wider than its box).
+ */
+export function breakableUrl(url: string): Html {
+  const parts = url.split(/(?<=[^/:]\/(?!\/))|(?=[?&#])/);
+  return new Html(parts.map(escapeHtml).join('<wbr />'));
+}
+
 /** Trusted markup produced by a library we control the input of (the QR code's SVG). */
 export function trusted(markup: string): Html {
   return new Html(markup);
 }
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  // One script of ours (copy.js: the copy buttons); pages work without it.
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  // The activity pages fetch new rows and subscribe over a WebSocket, on this origin only.
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The policy of a page; `images`: sources its `img-src` adds (avatars, when Gravatar is on). */
+export function contentSecurityPolicy(images: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    // One script of ours (copy.js: the copy buttons); pages work without it.
+    "script-src 'self'",
+    "style-src 'self'",
+    ["img-src 'self' data:", ...images].join(' '),
+    // The activity pages fetch new rows and subscribe over a WebSocket, on this origin only.
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export interface Nav {
   username: string;
   csrf: string;
 }
 
-/** Scripts of ours a page adds after copy.js (same origin: the policy allows nothing else). */
+/** An Atom feed a page announces (feed readers and browsers discover it in the head). */
+export interface FeedLink {
+  href: string;
+  title: string;
+}
+
 export interface LayoutOptions {
+  /** Scripts of ours a page adds after copy.js (same origin: the policy allows nothing else). */
   scripts?: readonly string[];
+  feeds?: readonly FeedLink[];
+  /** Room for a table of several columns (up to 80rem instead of 60rem). */
+  wide?: boolean;
+}
+
+function navLink(link: SiteLink): Html {
+  return html`<a href="${link.href}">${link.label}</a>`;
 }
 
 export function layout(
@@ -81,6 +109,15 @@ export function layout(
         <title>${title} · pulsegate</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/style.css" />
+        ${(options.feeds ?? []).map(
+          (feed) =>
+            html`<link
+              rel="alternate"
+              type="application/atom+xml"
+              title="${feed.title}"
+              href="${feed.href}"
+            />`,
+        )}
       </head>
       <body>
         <header class="top">
@@ -90,32 +127,33 @@ export function layout(
               ? html`<input type="checkbox" id="nav-toggle" class="nav-toggle" />
                   <label for="nav-toggle" class="nav-toggle" aria-label="Menu">Menu</label>
                   <nav>
-                    <a href="/dashboard/activity">Activity</a>
-                    <a href="/profile/applications">Applications</a>
-                    <a href="/profile/personal_access_tokens">Access tokens</a>
-                    <a href="/profile/feed_token">Feed token</a>
-                    <a href="/profile/two_factor_auth">Two-factor authentication</a>
+                    ${siteLinks(nav.username).map(navLink)}
                     <form method="post" action="/users/sign_out" class="inline">
                       <input type="hidden" name="authenticity_token" value="${nav.csrf}" />
                       <button type="submit" class="link">Sign out ${nav.username}</button>
                     </form>
                   </nav>`
-              : ''
+              : html`<nav class="signed-out">${SIGNED_OUT_LINKS.map(navLink)}</nav>`
           }
         </header>
-        <main>${body}</main>
+        <main ${options.wide ? html`class="wide"` : ''}>${body}</main>
         <script src="/assets/copy.js" defer></script>
         ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </body>
     </html> `;
 }
 
-export function sendHtml(reply: FastifyReply, status: number, page: Html): FastifyReply {
+export function sendHtml(
+  reply: FastifyReply,
+  status: number,
+  page: Html,
+  images: readonly string[] = [],
+): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('x-frame-options', 'DENY')
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('content-security-policy', contentSecurityPolicy(images))
     .header('referrer-policy', 'no-referrer')
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'no-store')

@@ -13,6 +13,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
+import { FORM_CSRF_PURPOSE } from '../http/credentials.js';
 import {
   type ActiveSession,
   SESSION_COOKIE,
@@ -28,7 +29,7 @@ export const RETURN_TO_COOKIE = '_pulsegate_return_to';
 export const RETURN_TO_MAX = 2048;
 const RETURN_TO_TTL_S = 60 * 60;
 /** CSRF purpose of the profile and sign-in forms (the consent form has its own, per request). */
-export const FORM_PURPOSE = 'form';
+export const FORM_PURPOSE = FORM_CSRF_PURPOSE;
 
 function cookieOptions(config: Config): CookieSerializeOptions {
   return {

@@ -4,6 +4,7 @@
  * paging), carol with a private profile. Events are written through the store (Fixtures), as the
  * lead's REST writes are not on main yet.
  */
+import type { Config } from '../../src/config.js';
 import { hashPassword } from '../../src/domain/secrets.js';
 import type { UserRow } from '../../src/store/schema.js';
 import { Fixtures } from '../helpers/fixtures.js';
@@ -31,13 +32,17 @@ export interface ActivityWorld {
 
 let passwordHash: string | undefined;
 
-export async function startActivityWorld(dialect: TestDialect = 'sqlite'): Promise<ActivityWorld> {
+export async function startActivityWorld(
+  dialect: TestDialect = 'sqlite',
+  config: Partial<Config> = {},
+): Promise<ActivityWorld> {
   passwordHash ??= await hashPassword(PASSWORD);
   const world = {} as ActivityWorld;
   const ids: Record<string, number> = {};
   const busyIds: number[] = [];
   const server = await startServer({
     dialect,
+    config,
     seed: async (store) => {
       const f = new Fixtures(store);
       const alice = await f.user('alice', { passwordHash: passwordHash! });

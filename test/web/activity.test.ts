@@ -286,19 +286,26 @@ for (const dialect of DIALECTS) {
 
       const profile = folded((await page('/alice')).text);
       const days = [
-        ...profile.matchAll(/<span class="day (l\d)" data-date="([\d-]+)" data-count="(\d+)"/g),
-      ];
+        ...profile.matchAll(
+          /<a class="day (l\d)" href="\/alice\?date=([\d-]+)" data-date="([\d-]+)" data-count="(\d+)"/g,
+        ),
+      ].map(([, level, href, date, count]) => {
+        // Each day links to the profile narrowed to that day.
+        assert.equal(href, date);
+        return [level, date, count] as const;
+      });
       assert.equal(days.length, 365);
-      assert.equal(days[0]![2], '2025-01-16');
-      assert.equal(days.at(-1)![2], '2026-01-15');
-      const byDate = new Map(days.map((d) => [d[2], { level: d[1], count: Number(d[3]) }]));
+      assert.equal(days[0]![1], '2025-01-16');
+      assert.equal(days.at(-1)![1], '2026-01-15');
+      const byDate = new Map(days.map((d) => [d[1], { level: d[0], count: Number(d[2]) }]));
       assert.deepEqual(byDate.get('2026-01-13'), { level: 'l4', count: 45 });
       assert.deepEqual(byDate.get('2026-01-08'), { level: 'l1', count: 2 });
       assert.deepEqual(byDate.get('2026-01-09'), { level: 'l0', count: 0 });
-      // 2025-01-16 is a Thursday: four blank cells above it in its week (Sunday first).
+      // 2025-01-16 is a Thursday: four blank cells above it in its week (Sunday first), under
+      // no month label (February's begins two weeks later).
       assert.match(
         profile,
-        /<div class="calendar-grid" role="img" aria-label="49 contributions in the last year">(<span class="day pad"><\/span>){4}<span class="day l0" data-date="2025-01-16"/,
+        /<div class="calendar-grid" role="group" aria-label="49 contributions in the last year"><div class="week"><span class="month" aria-hidden="true"><\/span>(<span class="day pad"><\/span>){4}<a class="day l0" href="\/alice\?date=2025-01-16" data-date="2025-01-16"/,
       );
     });
 

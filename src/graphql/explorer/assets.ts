@@ -1,6 +1,6 @@
 /**
- * The files behind `/graphiql`: GraphiQL 3.8.3's UMD bundle and stylesheet, React 18's UMD builds
- * and our init script. All are read once per process from node_modules and served by this process
+ * The files behind `/graphiql`: GraphiQL 3.8.3's UMD bundle and stylesheet, React 18's UMD builds,
+ * our init script and the page's own stylesheet. All are read once per process from node_modules and served by this process
  * (air-gapped installations cannot reach a CDN). Each URL carries a digest of the content, so the
  * browser may cache it for a year: an upgrade changes the URL, never the bytes behind one.
  */
@@ -30,6 +30,8 @@ export interface ExplorerAssets {
   graphiql: Asset;
   graphiqlCss: Asset;
   init: Asset;
+  /** The page around GraphiQL: the site's header, the stacked panes on a phone. */
+  pageCss: Asset;
   /** Assets by their URL path. */
   byUrl: Map<string, Asset>;
 }
@@ -84,6 +86,7 @@ function load(): ExplorerAssets {
     graphiql: vendor('graphiql', 'graphiql.min.js', 'graphiql.min', 'js'),
     graphiqlCss: vendor('graphiql', 'graphiql.min.css', 'graphiql.min', 'css'),
     init: asset('init', 'js', readFileSync(new URL('./init.js', import.meta.url), 'utf8')),
+    pageCss: asset('page', 'css', readFileSync(new URL('./page.css', import.meta.url), 'utf8')),
   };
   return { ...assets, byUrl: new Map(Object.values(assets).map((a) => [a.url, a])) };
 }

@@ -163,7 +163,13 @@
     // Headers (the token) live in this page only: never in localStorage, and GraphiQL's settings
     // dialog does not offer to persist them.
     shouldPersistHeaders: false,
-    defaultEditorToolsVisibility: params.has('variables') ? 'variables' : 'headers',
+    // On a phone the panes are stacked: a signed-in user needs no Headers, so the query and its
+    // result get the height.
+    defaultEditorToolsVisibility: params.has('variables')
+      ? 'variables'
+      : csrf && window.matchMedia('(max-width: 40rem)').matches
+        ? false
+        : 'headers',
     onEditQuery: writeBack('query'),
     onEditVariables: writeBack('variables'),
   };

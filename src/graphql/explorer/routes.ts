@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { browserSessionToken } from '../../http/credentials.js';
+import { SIGNED_OUT_LINKS, type SiteLink, siteLinks } from '../../http/site-nav.js';
 import type { Services } from '../../services/container.js';
 import {
   ASSET_PREFIX,
@@ -13,9 +14,6 @@ import {
   explorerAssets,
   gzipped,
 } from './assets.js';
-
-/** GraphiQL fills the window. */
-const PAGE_STYLE = 'html,body,#graphiql{height:100%;margin:0}';
 
 /**
  * No inline script and no off-site load. Styles need 'unsafe-inline' for <style> elements:
@@ -33,7 +31,8 @@ const POLICY = [
   "img-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
-  "form-action 'none'",
+  // The header's sign-out button posts to the site.
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -42,13 +41,33 @@ function attribute(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** The site's header, as the other pages draw it. */
+function siteHeader(signedIn: { username: string; formToken: string } | null): string {
+  const link = (l: SiteLink) =>
+    `<a href="${attribute(l.href)}"${l.href === '/graphiql' ? ' aria-current="page"' : ''}>${attribute(l.label)}</a>`;
+  const nav = signedIn
+    ? `<input type="checkbox" id="nav-toggle" class="nav-toggle" />
+      <label for="nav-toggle" class="nav-toggle" aria-label="Menu">Menu</label>
+      <nav>${siteLinks(signedIn.username).map(link).join('')}
+        <form method="post" action="/users/sign_out">
+          <input type="hidden" name="authenticity_token" value="${attribute(signedIn.formToken)}" />
+          <button type="submit" class="link">Sign out ${attribute(signedIn.username)}</button>
+        </form>
+      </nav>`
+    : `<nav class="signed-out">${SIGNED_OUT_LINKS.map(link).join('')}</nav>`;
+  return `<header class="top">
+      <a class="brand" href="/">pulsegate</a>
+      ${nav}
+    </header>`;
+}
+
 /**
  * The page; for a signed-in browser it carries the session's GraphQL CSRF token and username, so
  * GraphiQL's fetcher runs queries as that user (the cookie goes along, same-origin only).
  */
 function page(
   assets: ExplorerAssets,
-  signedIn: { token: string; username: string } | null,
+  signedIn: { token: string; username: string; formToken: string } | null,
 ): string {
   const session = signedIn
     ? ` data-csrf="${attribute(signedIn.token)}" data-username="${attribute(signedIn.username)}"`
@@ -62,9 +81,10 @@ function page(
     <title>GraphiQL · pulsegate</title>
     <link rel="icon" href="data:," />
     <link rel="stylesheet" href="${assets.graphiqlCss.url}" />
-    <style>${PAGE_STYLE}</style>
+    <link rel="stylesheet" href="${assets.pageCss.url}" />
   </head>
   <body>
+    ${siteHeader(signedIn)}
     <div id="graphiql" data-endpoint="/api/graphql"${session}>Loading GraphiQL…</div>
     <noscript>GraphiQL needs JavaScript.</noscript>
     <script src="${assets.react.url}"></script>

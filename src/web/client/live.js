@@ -153,8 +153,14 @@ function start(root) {
 }
 
 for (const scroller of document.querySelectorAll('.calendar-scroll')) {
-  // The newest weeks are on the right: show them first on a narrow screen.
+  // The newest weeks are on the right: show them first on a narrow screen, unless a chosen day
+  // (the list below is narrowed to it) is further back.
   scroller.scrollLeft = scroller.scrollWidth;
+  const chosen = scroller.querySelector('a.day[aria-current="date"]');
+  if (chosen) {
+    const left = chosen.offsetLeft - scroller.offsetLeft;
+    if (left < scroller.scrollLeft) scroller.scrollLeft = left - scroller.clientWidth / 2;
+  }
 }
 const root = document.querySelector('[data-live]');
 if (root) start(root);
