@@ -50,6 +50,10 @@ export interface Config {
    * the local network from webhooks"). Off: such URLs are refused, after DNS resolution too.
    */
   webhooksAllowLocal: boolean;
+  /** The host in SSH clone URLs; null: the external URL's host (without its port). */
+  sshHost: string | null;
+  /** The port in SSH clone URLs (22 gives GitLab's `git@host:path.git` form). */
+  sshPort: number;
 }
 
 export class ConfigError extends Error {}
@@ -73,6 +77,8 @@ export interface ConfigInput {
   metricsAllow?: string | undefined;
   corsOrigins?: string | undefined;
   webhooksAllowLocal?: string | boolean | undefined;
+  sshHost?: string | undefined;
+  sshPort?: string | number | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -126,6 +132,12 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   );
   const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
   const allowLocal = flags.webhooksAllowLocal ?? env.PULSEGATE_WEBHOOKS_ALLOW_LOCAL ?? 'false';
+  const sshHost = parseSshHost(flags.sshHost ?? env.PULSEGATE_SSH_HOST);
+  const sshPortRaw = flags.sshPort ?? env.PULSEGATE_SSH_PORT ?? 22;
+  const sshPort = Number(sshPortRaw);
+  if (!Number.isInteger(sshPort) || sshPort < 1 || sshPort > 65535) {
+    throw new ConfigError(`SSH port must be an integer from 1 to 65535: ${sshPortRaw}`);
+  }
   return {
     host,
     port,
@@ -143,7 +155,21 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     metricsAllow,
     corsOrigins,
     webhooksAllowLocal: allowLocal === true || allowLocal === 'true' || allowLocal === '1',
+    sshHost,
+    sshPort,
   };
+}
+
+/** A host name or address for SSH clone URLs: no scheme, user, port or path. */
+function parseSshHost(value: string | undefined): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  const host = value.trim();
+  if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/.test(host)) {
+    throw new ConfigError(
+      `SSH host must be a host name or address, without a scheme, user or port: ${host}`,
+    );
+  }
+  return host;
 }
 
 export const DEFAULT_METRICS_ALLOW = '127.0.0.1,::1';
