@@ -7,6 +7,7 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { CONFIDENTIAL_MIN_ACCESS, type Viewer } from '../domain/visibility.js';
 import { MERGE_REQUEST_PRIVATE_MIN_ACCESS } from '../domain/navigation.js';
+import type { Dialect } from './database.js';
 import type { Database, IssueRow, MergeRequestRow, ProjectRow, UserRow } from './schema.js';
 
 /** What `GET /projects` and its relatives filter on; every field optional but the viewer's. */
@@ -71,7 +72,19 @@ function containsPattern(text: string): string {
 type Eb<T extends keyof Database> = ExpressionBuilder<Database & { p: Database[T] }, 'p'>;
 
 export class NavigationStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /**
+   * Text in one order on both dialects: case-folded, then by code point (PostgreSQL would
+   * otherwise follow the database's locale, which ignores spaces and punctuation).
+   */
+  private textOrder(column: string) {
+    const folded = sql`lower(${sql.ref(column)})`;
+    return this.dialect === 'postgres' ? sql`${folded} collate "C"` : folded;
+  }
 
   /** `lower(column) LIKE '%text%'`, the same on both dialects. */
   private contains(column: string, text: string) {
@@ -172,7 +185,9 @@ export class NavigationStore {
     const column =
       q.orderBy === 'last_activity_at'
         ? sql`coalesce(p.last_activity_at, p.created_at)`
-        : sql.ref(`p.${q.orderBy}`);
+        : q.orderBy === 'name' || q.orderBy === 'path'
+          ? this.textOrder(`p.${q.orderBy}`)
+          : sql.ref(`p.${q.orderBy}`);
     return this.filteredProjects(q)
       .selectAll('p')
       .orderBy(column, q.sort)

@@ -100,7 +100,7 @@ export class Store {
     this.members = new MemberStore(db);
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
-    this.navigation = new NavigationStore(db);
+    this.navigation = new NavigationStore(db, conn.dialect);
   }
 
   /**

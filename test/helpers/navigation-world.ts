@@ -4,7 +4,8 @@
  *
  * - alice: owns `alice/rocket` (public) and `alice/notes` (private), and `acme/platform`
  *   (public; bob is its Developer). Owning a project in `acme` makes `acme` hers to create in.
- * - bob: owns `acme/tools/cli` (private, in the subgroup `acme/tools`), a Guest of `alice/notes`.
+ * - bob: owns `acme/tools/cli` (private, in the subgroup `acme/tools`), a Guest of `alice/notes`
+ *   (where alice has a merge request a Guest may not see).
  * - carol: private profile, owns `zeta/vault` (internal).
  * - dave: blocked. root: administrator. erin: signed in, member of nothing.
  */
@@ -21,7 +22,7 @@ export interface NavigationWorld {
   /** Tokens with scope `api`. */
   tokens: Record<'alice' | 'bob' | 'carol' | 'root' | 'erin', string>;
   issues: Record<'open' | 'confidential' | 'privateNote' | 'platform', number>;
-  mergeRequests: Record<'rocket' | 'cli', number>;
+  mergeRequests: Record<'rocket' | 'cli' | 'notes', number>;
 }
 
 export async function startNavigationWorld(
@@ -59,6 +60,7 @@ export async function startNavigationWorld(
       const platformIssue = (await f.issue(platform, bob, 'Platform is slow')).id;
       const mrRocket = (await f.mergeRequest(rocket, bob, 'Fix the wobble')).id;
       const mrCli = (await f.mergeRequest(cli, bob, 'Add a flag')).id;
+      const mrNotes = (await f.mergeRequest(notes, alice, 'Tidy the list')).id;
       let at = Date.UTC(2026, 0, 2);
       const event = async (projectId: number, authorId: number, targetId: number) =>
         f.event({
@@ -90,7 +92,7 @@ export async function startNavigationWorld(
           erin: await f.token(erin, ['api']),
         },
         issues: { open, confidential, privateNote, platform: platformIssue },
-        mergeRequests: { rocket: mrRocket, cli: mrCli },
+        mergeRequests: { rocket: mrRocket, cli: mrCli, notes: mrNotes },
       };
     },
   });
