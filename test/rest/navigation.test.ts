@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type HttpResult, get, pagination } from '../helpers/http.js';
 import { type NavigationWorld, startNavigationWorld } from '../helpers/navigation-world.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { DIALECTS } from '../helpers/server.js';
 import { api } from '../writes/helpers.js';
 
@@ -746,3 +747,25 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('SSH clone settings', () => {
+  it('PULSEGATE_SSH_HOST and PULSEGATE_SSH_PORT, validated; by default the external host on 22', () => {
+    const plain = loadConfig({}, { PULSEGATE_EXTERNAL_URL: 'https://git.example.com:8443' });
+    assert.deepEqual([plain.sshHost, plain.sshPort], [null, 22]);
+    const set = loadConfig(
+      {},
+      { PULSEGATE_SSH_HOST: 'ssh.example.com', PULSEGATE_SSH_PORT: '2222' },
+    );
+    assert.deepEqual([set.sshHost, set.sshPort], ['ssh.example.com', 2222]);
+    assert.throws(
+      () => loadConfig({}, { PULSEGATE_SSH_PORT: '0' }),
+      new ConfigError('SSH port must be an integer from 1 to 65535: 0'),
+    );
+    assert.throws(
+      () => loadConfig({}, { PULSEGATE_SSH_HOST: 'git@example.com:22' }),
+      new ConfigError(
+        'SSH host must be a host name or address, without a scheme, user or port: git@example.com:22',
+      ),
+    );
+  });
+});
