@@ -59,6 +59,11 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
   app.get('/projects/:id', async (request, reply) => {
     const ops = await reader(services, request, reply);
     const found = await ops.projects.get((request.params as { id: string }).id);
-    return sendJson(reply, 200, presentProject(found.project, found.accessLevel, links()));
+    const namespace = await services.navigation.namespaceOf(found.project.namespace);
+    return sendJson(
+      reply,
+      200,
+      presentProject(found.project, found.accessLevel, links(), namespace),
+    );
   });
 }

@@ -444,6 +444,21 @@ for (const dialect of DIALECTS) {
       it('the project entity links only routes that answer; labels are none', async () => {
         const project = await v4(`/projects/${w.projects.rocket}`, w.tokens.alice);
         const links = (project.body as { _links: Record<string, string> })._links;
+        assert.deepEqual(
+          (project.body as { namespace: { id: number; kind: string } }).namespace.id,
+          w.users.alice,
+        );
+        const platform = await v4(`/projects/${w.projects.platform}`);
+        assert.deepEqual((platform.body as { namespace: unknown }).namespace, {
+          id: GROUP_BASE + w.projects.platform,
+          name: 'acme',
+          path: 'acme',
+          kind: 'group',
+          full_path: 'acme',
+          parent_id: null,
+          avatar_url: null,
+          web_url: `${url}/groups/acme`,
+        });
         const base = `${url}/api/v4/projects/${w.projects.rocket}`;
         assert.deepEqual(links, {
           self: base,

@@ -221,6 +221,11 @@ export class NavigationService {
     }));
   }
 
+  /** The namespace a project lives in (its entity's `namespace`), once the project is readable. */
+  async namespaceOf(path: string): Promise<NamespaceView | undefined> {
+    return (await this.namespacesOf([path])).get(path.toLowerCase());
+  }
+
   /** The namespaces of these paths, by lower-cased path: a user's, or a group. */
   async namespacesOf(paths: readonly string[]): Promise<Map<string, NamespaceView>> {
     const out = new Map<string, NamespaceView>();
