@@ -39,7 +39,7 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
     const page = pageOf(p);
     const order = str(p.order_by);
     const minAccess = str(p.min_access_level);
-    const listed = await services.navigation.groups(
+    const listed = await services.navigation.groups.list(
       {
         search: str(p.search) || undefined,
         owned: bool(p.owned),
@@ -64,7 +64,7 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
   app.get('/groups/:id', async (request, reply) => {
     const principal = await projectReader(services, request, reply);
     const p = params(request, GROUP);
-    const found = await services.navigation.group(str(p.id)!, principal?.viewer ?? null);
+    const found = await services.navigation.groups.get(str(p.id)!, principal?.viewer ?? null);
     const links = projectLinksOf(services.config);
     return sendJson(reply, 200, {
       ...presentGroup(found.group, url()),
@@ -81,7 +81,7 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
       ...PROJECT_LIST_PARAMS,
       include_subgroups: { type: { kind: 'boolean' } },
     });
-    const listed = await services.navigation.groupProjects(
+    const listed = await services.navigation.groups.projectsOf(
       str(p.id)!,
       bool(p.include_subgroups) === true,
       projectListParamsOf(p),

@@ -28,7 +28,7 @@ export function namespaceRoutes(app: FastifyInstance, services: Services): void 
       owned_only: { type: { kind: 'boolean' } },
     });
     const page = pageOf(p);
-    const listed = await services.navigation.namespaces(
+    const listed = await services.navigation.groups.namespaces(
       principal.user,
       principal.viewer,
       str(p.search) || undefined,
@@ -47,7 +47,7 @@ export function namespaceRoutes(app: FastifyInstance, services: Services): void 
   app.get('/namespaces/:id', async (request, reply) => {
     const principal = await signIn(request, reply);
     const p = params(request, { id: { type: { kind: 'string' }, required: true } });
-    const namespace = await services.navigation.namespace(str(p.id)!, principal.viewer);
+    const namespace = await services.navigation.groups.namespace(str(p.id)!, principal.viewer);
     return sendJson(reply, 200, presentNamespace(namespace, url()));
   });
 }

@@ -123,7 +123,7 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
   app.get('/projects', async (request, reply) => {
     const principal = await projectReader(services, request, reply);
     const p = params(request, PROJECT_LIST_PARAMS);
-    const listed = await navigation.projects(
+    const listed = await navigation.projects.all(
       projectListParamsOf(p),
       principal?.viewer ?? null,
       pageOf(p),
@@ -137,7 +137,7 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
   app.get('/users/:id/projects', async (request, reply) => {
     const principal = await projectReader(services, request, reply);
     const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
-    const listed = await navigation.userProjects(
+    const listed = await navigation.projects.ofUser(
       str(p.id)!,
       projectListParamsOf(p),
       principal?.viewer ?? null,
@@ -150,7 +150,7 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
   app.get('/users/:id/contributed_projects', async (request, reply) => {
     const principal = await projectReader(services, request, reply);
     const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
-    const listed = await navigation.contributedProjects(
+    const listed = await navigation.projects.contributedBy(
       str(p.id)!,
       projectListParamsOf(p),
       principal?.viewer ?? null,

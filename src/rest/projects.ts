@@ -28,7 +28,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
     const given = str(params(request, { namespace_id: NEW_PROJECT.namespace_id }).namespace_id);
     const resolved =
       given !== undefined && /^\d+$/.test(given)
-        ? await services.navigation.namespacePathOf(Number(given))
+        ? await services.navigation.groups.namespacePathOf(Number(given))
         : undefined;
     return write(services, request, reply, 201, async (ops) => {
       const p = params(request, NEW_PROJECT);
@@ -59,7 +59,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
   app.get('/projects/:id', async (request, reply) => {
     const ops = await reader(services, request, reply);
     const found = await ops.projects.get((request.params as { id: string }).id);
-    const namespace = await services.navigation.namespaceOf(found.project.namespace);
+    const namespace = await services.navigation.projects.namespaceOf(found.project.namespace);
     return sendJson(
       reply,
       200,

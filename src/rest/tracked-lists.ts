@@ -65,7 +65,7 @@ export function trackedListRoutes(app: FastifyInstance, services: Services): voi
 
   app.get('/issues', async (request, reply) => {
     const { viewer, list, page } = await readList(services, request, reply, ISSUE_PARAMS);
-    const listed = await services.navigation.issues(list, viewer, page);
+    const listed = await services.navigation.tracked.issues(list, viewer, page);
     const day = today();
     return sendPage(
       services,
@@ -79,7 +79,7 @@ export function trackedListRoutes(app: FastifyInstance, services: Services): voi
 
   app.get('/merge_requests', async (request, reply) => {
     const { viewer, list, page } = await readList(services, request, reply, MERGE_REQUEST_PARAMS);
-    const listed = await services.navigation.mergeRequests(list, viewer, page);
+    const listed = await services.navigation.tracked.mergeRequests(list, viewer, page);
     const day = today();
     return sendPage(
       services,

@@ -22,7 +22,7 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
     });
     const viewer = principal?.viewer ?? null;
     const page = pageOf(p);
-    const listed = await services.navigation.users(
+    const listed = await services.navigation.users.list(
       { username: str(p.username), search: str(p.search) || undefined },
       viewer,
       page,
@@ -44,7 +44,7 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
     const p = params(request, { id: { type: { kind: 'integer' }, required: true } });
     const viewer = principal?.viewer ?? null;
-    const found = await services.navigation.user(int(p.id)!, viewer);
+    const found = await services.navigation.users.get(int(p.id)!, viewer);
     return sendJson(
       reply,
       200,
