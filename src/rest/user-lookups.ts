@@ -23,7 +23,7 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
     const viewer = principal?.viewer ?? null;
     const page = pageOf(p);
     const listed = await services.navigation.users.list(
-      { username: str(p.username), search: str(p.search) || undefined },
+      { username: str(p.username) || undefined, search: str(p.search) || undefined },
       viewer,
       page,
     );

@@ -173,6 +173,9 @@ for (const dialect of DIALECTS) {
           r.text,
           '{"message":"403 Forbidden - Not authorized to access /api/v4/users"}',
         );
+        // A blank username names nobody: still a listing, refused anonymously, whole when signed in.
+        assert.equal((await v4('/users?username=')).status, 403);
+        assert.equal((await v4('/users?username=', w.tokens.alice)).headers.get('x-total'), '5');
       });
 
       it("GET /users/:id/projects: the user's own namespace, as the viewer may read it", async () => {
