@@ -1,6 +1,6 @@
 /** `POST /projects` and `GET /projects/:id` (lib/api/projects.rb). */
 import type { FastifyInstance } from 'fastify';
-import { ValidationError } from '../domain/errors.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { VISIBILITIES } from '../domain/vocabulary.js';
 import type { Services } from '../services/container.js';
 import { str } from './body.js';
@@ -40,10 +40,12 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
       // `namespace_id` is the id of the caller's own namespace (their user id) or a path.
       const namespaceId = str(p.namespace_id);
       const me = ops.context.actor!.user;
-      const namespace =
-        namespaceId === undefined || namespaceId === String(me.id)
-          ? str(p.namespace)
-          : (resolved ?? namespaceId);
+      const own = namespaceId === undefined || namespaceId === String(me.id);
+      // A number that names no namespace is not a path either.
+      if (!own && resolved === undefined && /^\d+$/.test(namespaceId)) {
+        throw new NotFoundError('Namespace');
+      }
+      const namespace = own ? str(p.namespace) : (resolved ?? namespaceId);
       const created = await ops.projects.create({
         name: str(p.name),
         path: str(p.path),

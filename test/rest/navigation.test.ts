@@ -642,6 +642,17 @@ for (const dialect of DIALECTS) {
           (theirs.body as { path_with_namespace: string }).path_with_namespace,
           'erin/gift',
         );
+        const nowhere = await api(w.server, 'POST', '/projects', w.tokens.root, {
+          name: 'Lost',
+          namespace_id: 424242,
+        });
+        assert.equal(nowhere.status, 404);
+        assert.equal(nowhere.text, '{"message":"404 Namespace Not Found"}');
+        const anonymous = await api(w.server, 'POST', '/projects', undefined, {
+          name: 'Lost',
+          namespace_id: 424242,
+        });
+        assert.equal(anonymous.status, 401);
       });
     });
 
