@@ -35,10 +35,10 @@ export class GroupDirectory {
   ): Promise<Listed<NamespaceView>> {
     const [groups, owned] = await Promise.all([
       allGroups(this.store),
-      this.store.navigation.namespacesWithLevel(me.id, ACCESS_LEVELS.owner),
+      this.store.navigation.projects.namespacesWithLevel(me.id, ACCESS_LEVELS.owner),
     ]);
     const all: NamespaceView[] = [];
-    const users = viewer.admin ? await this.store.navigation.allUsers(undefined) : [];
+    const users = viewer.admin ? await this.store.navigation.users.all(undefined) : [];
     if (!viewer.admin) all.push({ kind: 'user', id: me.id, user: me });
     for (const row of users) all.push({ kind: 'user', id: row.id, user: userView(row) });
     for (const group of [...groups.values()].sort((a, b) => a.id - b.id)) {
@@ -102,14 +102,14 @@ export class GroupDirectory {
   ): Promise<Listed<GroupView>> {
     const [groups, readable] = await Promise.all([
       allGroups(this.store),
-      this.store.navigation.readableNamespaces(viewer),
+      this.store.navigation.projects.readableNamespaces(viewer),
     ]);
     let level: number | undefined;
     if (viewer && q.owned) level = ACCESS_LEVELS.owner;
     if (viewer && q.minAccessLevel !== undefined) level = Math.max(level ?? 0, q.minAccessLevel);
     const withLevel =
       viewer && level !== undefined
-        ? await this.store.navigation.namespacesWithLevel(viewer.userId, level)
+        ? await this.store.navigation.projects.namespacesWithLevel(viewer.userId, level)
         : null;
     const needle = q.search?.toLowerCase();
     const listed = [...groups.values()].filter(
@@ -134,7 +134,7 @@ export class GroupDirectory {
     viewer: Viewer | null,
   ): Promise<{ group: GroupView; projects: ListedProject[] }> {
     const group = await this.readableGroup(idOrPath, viewer, 'Group');
-    const rows = await this.store.navigation.projects({
+    const rows = await this.store.navigation.projects.list({
       viewer,
       namespace: group.fullPath,
       orderBy: 'id',
@@ -168,7 +168,7 @@ export class GroupDirectory {
   ): Promise<GroupView> {
     const [groups, readable] = await Promise.all([
       allGroups(this.store),
-      this.store.navigation.readableNamespaces(viewer),
+      this.store.navigation.projects.readableNamespaces(viewer),
     ]);
     const group = findGroup(groups, idOrPath);
     if (!group || !groupReadable(group, readable, viewer)) throw new NotFoundError(resource);

@@ -40,7 +40,7 @@ export type NamespaceView = GroupView | UserNamespaceView;
 
 /** Every group, keyed by lower-cased full path, built from one read of the project namespaces. */
 export async function allGroups(store: Store): Promise<Map<string, GroupView>> {
-  const rows = await store.navigation.groupNamespaces();
+  const rows = await store.navigation.projects.groupNamespaces();
   // A parent holds what its subgroups hold: the first project and the openness of the whole tree.
   const tree = new Map<string, { path: string; first: number; pub: number; internal: number }>();
   for (const row of rows) {

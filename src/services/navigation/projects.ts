@@ -81,7 +81,7 @@ export class ProjectDirectory {
       limit: p.keyset ? slice.limit + 1 : slice.limit,
     };
     if (p.keyset) {
-      const rows = await this.store.navigation.projects(query);
+      const rows = await this.store.navigation.projects.list(query);
       const page = rows.slice(0, slice.limit);
       const more = rows.length > slice.limit;
       return {
@@ -91,8 +91,8 @@ export class ProjectDirectory {
       };
     }
     const [rows, total] = await Promise.all([
-      this.store.navigation.projects(query),
-      this.store.navigation.countProjects(query),
+      this.store.navigation.projects.list(query),
+      this.store.navigation.projects.count(query),
     ]);
     return { items: await this.details(rows, viewer), total };
   }
@@ -126,7 +126,7 @@ export class ProjectDirectory {
     if (paths.length === 0) return out;
     const single = [...new Set(paths.filter((p) => !p.includes('/')))];
     const [users, groups] = await Promise.all([
-      this.store.navigation.usersByUsernames(single),
+      this.store.navigation.users.byUsernames(single),
       allGroups(this.store),
     ]);
     for (const row of users) {

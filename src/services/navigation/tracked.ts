@@ -20,8 +20,8 @@ export class TrackedAcross {
     const query = this.trackedQuery(p, viewer, slice);
     if (!query) return { items: [], total: 0 };
     const [rows, total] = await Promise.all([
-      this.store.navigation.issues(query),
-      this.store.navigation.countIssues(query),
+      this.store.navigation.tracked.issues(query),
+      this.store.navigation.tracked.countIssues(query),
     ]);
     const { users, projects, milestones, counts } = await this.trackedContext(rows, 'Issue');
     const items = rows.map((row) => ({
@@ -44,8 +44,8 @@ export class TrackedAcross {
     const query = this.trackedQuery(p, viewer, slice);
     if (!query) return { items: [], total: 0 };
     const [rows, total] = await Promise.all([
-      this.store.navigation.mergeRequests(query),
-      this.store.navigation.countMergeRequests(query),
+      this.store.navigation.tracked.mergeRequests(query),
+      this.store.navigation.tracked.countMergeRequests(query),
     ]);
     const { users, projects, milestones, counts } = await this.trackedContext(rows, 'MergeRequest');
     const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));

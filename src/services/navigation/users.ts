@@ -30,8 +30,8 @@ export class UserDirectory {
     }
     const query = { ...q, includeBlocked: viewer?.admin ?? false, ...slice };
     const [rows, total] = await Promise.all([
-      this.store.navigation.users(query),
-      this.store.navigation.countUsers(query),
+      this.store.navigation.users.list(query),
+      this.store.navigation.users.count(query),
     ]);
     return { items: rows.map(userView), total };
   }
