@@ -4,6 +4,7 @@
  */
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Viewer } from '../domain/visibility.js';
+import { ACCESS_LEVELS } from '../domain/vocabulary.js';
 import type { Dialect } from './database.js';
 import {
   type ProjectsEb,
@@ -49,7 +50,7 @@ export class ProjectListing {
               .select('om.user_id')
               .whereRef('om.project_id', '=', 'p.id')
               .where('om.user_id', '=', userId)
-              .where('om.access_level', '>=', 50),
+              .where('om.access_level', '>=', ACCESS_LEVELS.owner),
           ),
         ]),
       );
