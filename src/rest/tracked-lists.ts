@@ -15,20 +15,50 @@ import { PAGE_PARAMS, pageOf, params, sendPage } from './writes.js';
 
 const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'];
 
-function listParams(states: readonly string[]) {
+/**
+ * GitLab's orders. pulsegate keeps no priorities, weights, due dates or positions, so every order
+ * but `updated_at` is by creation time.
+ */
+const ISSUE_ORDERS = [
+  'created_at',
+  'updated_at',
+  'due_date',
+  'label_priority',
+  'milestone_due',
+  'popularity',
+  'priority',
+  'relative_position',
+  'title',
+  'weight',
+];
+const MERGE_REQUEST_ORDERS = [
+  'created_at',
+  'updated_at',
+  'label_priority',
+  'merged_at',
+  'milestone_due',
+  'popularity',
+  'priority',
+  'title',
+];
+
+function listParams(states: readonly string[], orders: readonly string[]) {
   return {
     ...PAGE_PARAMS,
     scope: { type: { kind: 'values', values: SCOPES } },
     state: { type: { kind: 'values', values: states } },
     search: { type: { kind: 'string' } },
     author_id: { type: { kind: 'integer' } },
-    order_by: { type: { kind: 'values', values: ['created_at', 'updated_at'] } },
+    order_by: { type: { kind: 'values', values: orders } },
     sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
   } as const;
 }
 
-const ISSUE_PARAMS = listParams(['opened', 'closed', 'all']);
-const MERGE_REQUEST_PARAMS = listParams(['opened', 'closed', 'locked', 'merged', 'all']);
+const ISSUE_PARAMS = listParams(['opened', 'closed', 'all'], ISSUE_ORDERS);
+const MERGE_REQUEST_PARAMS = listParams(
+  ['opened', 'closed', 'locked', 'merged', 'all'],
+  MERGE_REQUEST_ORDERS,
+);
 
 /** Reads the shared parameters; anonymous callers may only ask for `scope=all`. */
 async function readList(

@@ -707,6 +707,10 @@ for (const dialect of DIALECTS) {
           total: '4',
           totalPages: '2',
         });
+        assert.deepEqual(
+          titles(await v4('/issues?scope=all&order_by=priority&sort=asc', w.tokens.root)),
+          ['Rocket wobbles', 'Launch codes', 'Shopping list', 'Platform is slow'],
+        );
         const bad = await v4('/issues?scope=mine&state=open', w.tokens.root);
         assert.equal(bad.status, 400);
         assert.equal(
