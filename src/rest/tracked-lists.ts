@@ -17,7 +17,7 @@ const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assi
 
 /**
  * GitLab's orders. pulsegate keeps no priorities, weights, due dates or positions, so every order
- * but `updated_at` is by creation time.
+ * but `updated_at` and `title` is by creation time.
  */
 const ISSUE_ORDERS = [
   'created_at',
@@ -83,7 +83,7 @@ async function readList(
     state: state === 'all' ? undefined : state,
     search: str(p.search) || undefined,
     authorId: int(p.author_id),
-    orderBy: p.order_by === 'updated_at' ? 'updated_at' : 'created_at',
+    orderBy: p.order_by === 'updated_at' || p.order_by === 'title' ? p.order_by : 'created_at',
     sort: p.sort === 'asc' ? 'asc' : 'desc',
   };
   return { viewer: principal?.viewer ?? null, list, page: pageOf(p) };

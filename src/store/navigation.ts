@@ -50,7 +50,7 @@ export interface TrackedAcrossQuery {
   authorId?: number | undefined;
   state?: string | undefined;
   search?: string | undefined;
-  orderBy: 'created_at' | 'updated_at';
+  orderBy: 'created_at' | 'updated_at' | 'title';
   sort: 'asc' | 'desc';
   offset: number;
   limit: number;
@@ -73,6 +73,6 @@ export class NavigationStore {
   constructor(db: Kysely<Database>, dialect: Dialect) {
     this.projects = new ProjectListing(db, dialect);
     this.users = new UserListing(db);
-    this.tracked = new TrackedListing(db);
+    this.tracked = new TrackedListing(db, dialect);
   }
 }

@@ -2,15 +2,23 @@
  * Issues and merge requests across projects, each kind under its own visibility: confidential
  * issues for Reporters and their authors, a private project's merge requests for Reporters.
  */
-import { type ExpressionBuilder, type Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { MERGE_REQUEST_PRIVATE_MIN_ACCESS } from '../domain/navigation.js';
 import { CONFIDENTIAL_MIN_ACCESS } from '../domain/visibility.js';
-import { type ProjectsEb, contains, readableProject } from './listing-sql.js';
+import type { Dialect } from './database.js';
+import { type ProjectsEb, contains, readableProject, textOrder } from './listing-sql.js';
 import type { TrackedAcrossQuery } from './navigation.js';
 import type { Database, IssueRow, MergeRequestRow } from './schema.js';
 
 export class TrackedListing {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  private order(q: TrackedAcrossQuery) {
+    return q.orderBy === 'title' ? textOrder(this.dialect, 't.title') : sql.ref(`t.${q.orderBy}`);
+  }
 
   private trackedAcross<T extends 'issues' | 'merge_requests'>(table: T, q: TrackedAcrossQuery) {
     const viewer = q.viewer;
@@ -60,7 +68,7 @@ export class TrackedListing {
   async issues(q: TrackedAcrossQuery): Promise<IssueRow[]> {
     return (await this.trackedAcross('issues', q)
       .selectAll('t')
-      .orderBy(`t.${q.orderBy}`, q.sort)
+      .orderBy(this.order(q), q.sort)
       .orderBy('t.id', q.sort)
       .limit(q.limit)
       .offset(q.offset)
@@ -77,7 +85,7 @@ export class TrackedListing {
   async mergeRequests(q: TrackedAcrossQuery): Promise<MergeRequestRow[]> {
     return (await this.trackedAcross('merge_requests', q)
       .selectAll('t')
-      .orderBy(`t.${q.orderBy}`, q.sort)
+      .orderBy(this.order(q), q.sort)
       .orderBy('t.id', q.sort)
       .limit(q.limit)
       .offset(q.offset)

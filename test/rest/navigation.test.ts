@@ -711,6 +711,10 @@ for (const dialect of DIALECTS) {
           titles(await v4('/issues?scope=all&order_by=priority&sort=asc', w.tokens.root)),
           ['Rocket wobbles', 'Launch codes', 'Shopping list', 'Platform is slow'],
         );
+        assert.deepEqual(
+          titles(await v4('/issues?scope=all&order_by=title&sort=asc', w.tokens.root)),
+          ['Launch codes', 'Platform is slow', 'Rocket wobbles', 'Shopping list'],
+        );
         const bad = await v4('/issues?scope=mine&state=open', w.tokens.root);
         assert.equal(bad.status, 400);
         assert.equal(

@@ -38,7 +38,7 @@ export interface TrackedListParams {
   state?: string | undefined;
   search?: string | undefined;
   authorId?: number | undefined;
-  orderBy: 'created_at' | 'updated_at';
+  orderBy: 'created_at' | 'updated_at' | 'title';
   sort: 'asc' | 'desc';
 }
 
