@@ -55,6 +55,10 @@ export interface Config {
    * server, so a page makes no request elsewhere (offline and private installations).
    */
   gravatar: boolean;
+  /** The host in SSH clone URLs; null: the external URL's host (without its port). */
+  sshHost: string | null;
+  /** The port in SSH clone URLs (22 gives GitLab's `git@host:path.git` form). */
+  sshPort: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +83,8 @@ export interface ConfigInput {
   corsOrigins?: string | undefined;
   webhooksAllowLocal?: string | boolean | undefined;
   gravatar?: string | boolean | undefined;
+  sshHost?: string | undefined;
+  sshPort?: string | number | undefined;
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -133,6 +139,12 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
   const allowLocal = flags.webhooksAllowLocal ?? env.PULSEGATE_WEBHOOKS_ALLOW_LOCAL ?? 'false';
   const gravatar = flags.gravatar ?? env.PULSEGATE_GRAVATAR ?? 'false';
+  const sshHost = parseSshHost(flags.sshHost ?? env.PULSEGATE_SSH_HOST);
+  const sshPortRaw = flags.sshPort ?? env.PULSEGATE_SSH_PORT ?? 22;
+  const sshPort = Number(sshPortRaw);
+  if (!Number.isInteger(sshPort) || sshPort < 1 || sshPort > 65535) {
+    throw new ConfigError(`SSH port must be an integer from 1 to 65535: ${sshPortRaw}`);
+  }
   return {
     host,
     port,
@@ -151,7 +163,21 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     corsOrigins,
     webhooksAllowLocal: allowLocal === true || allowLocal === 'true' || allowLocal === '1',
     gravatar: gravatar === true || gravatar === 'true' || gravatar === '1',
+    sshHost,
+    sshPort,
   };
+}
+
+/** A host name or address for SSH clone URLs: no scheme, user, port or path. */
+function parseSshHost(value: string | undefined): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  const host = value.trim();
+  if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/.test(host)) {
+    throw new ConfigError(
+      `SSH host must be a host name or address, without a scheme, user or port: ${host}`,
+    );
+  }
+  return host;
 }
 
 export const DEFAULT_METRICS_ALLOW = '127.0.0.1,::1';

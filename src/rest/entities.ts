@@ -7,7 +7,10 @@
 import type { Approvals, MergeRequestDetail } from '../services/content/merge-requests.js';
 import type { IssueDetail } from '../services/content/issues.js';
 import type { MemberView, MilestoneView, ProjectView, UserView } from '../services/views.js';
+import { type SshEndpoint, sshCloneUrl, sshEndpointOf } from '../domain/navigation.js';
+import type { NamespaceView } from '../services/navigation/navigation.js';
 import { avatarUrl, iso, presentUserBasic, projectWebUrl, userWebUrl } from './present.js';
+import { presentNamespace } from './navigation-entities.js';
 
 /** The notes API answers the same entity an event's `note` carries. */
 export { presentNote as presentNoteEntity } from './present.js';
@@ -213,16 +216,35 @@ export function presentMember(member: MemberView, externalUrl: string) {
   };
 }
 
-/** API::Entities::Project for its readers (permissions included for members). */
-export function presentProject(
+/** Where a project's links point: the external URL and the SSH endpoint of its clone URL. */
+export interface ProjectLinks {
+  externalUrl: string;
+  ssh: SshEndpoint;
+}
+
+/** The project entity's `namespace`: from its namespace when known, else from its path alone. */
+function projectNamespace(project: ProjectView, links: ProjectLinks, namespace?: NamespaceView) {
+  if (namespace) return presentNamespace(namespace, links.externalUrl);
+  const name = project.namespace.split('/').pop();
+  return {
+    id: null,
+    name,
+    path: name,
+    kind: project.namespace.includes('/') ? 'group' : 'user',
+    full_path: project.namespace,
+    parent_id: null,
+    avatar_url: null,
+    web_url: `${links.externalUrl}/${project.namespace}`,
+  };
+}
+
+/** API::Entities::BasicProjectDetails: `simple=true`, and what anonymous lists show. */
+export function presentProjectBasic(
   project: ProjectView,
-  accessLevel: number | null,
-  externalUrl: string,
+  links: ProjectLinks,
+  namespace?: NamespaceView,
 ) {
-  const web = projectWebUrl(externalUrl, project);
-  const host = new URL(externalUrl).host;
-  const api = `${externalUrl}/api/v4/projects/${project.id}`;
-  const owner = project.namespace.includes('/') ? null : project.namespace;
+  const web = projectWebUrl(links.externalUrl, project);
   return {
     id: project.id,
     description: project.description,
@@ -234,7 +256,7 @@ export function presentProject(
     default_branch: project.defaultBranch,
     tag_list: [],
     topics: [],
-    ssh_url_to_repo: `git@${host}:${project.fullPath}.git`,
+    ssh_url_to_repo: sshCloneUrl(links.ssh, project.fullPath),
     http_url_to_repo: `${web}.git`,
     web_url: web,
     readme_url: null,
@@ -242,21 +264,28 @@ export function presentProject(
     avatar_url: null,
     star_count: 0,
     last_activity_at: iso(project.lastActivityAt),
-    namespace: {
-      id: null,
-      name: project.namespace.split('/').pop(),
-      path: project.namespace.split('/').pop(),
-      kind: owner ? 'user' : 'group',
-      full_path: project.namespace,
-      parent_id: null,
-      avatar_url: null,
-      web_url: `${externalUrl}/${project.namespace}`,
-    },
+    namespace: projectNamespace(project, links, namespace),
+  };
+}
+
+/**
+ * API::Entities::Project for its readers (permissions included for members). `_links` name only
+ * routes pulsegate serves: labels answer (none exist), repository branches do not (pulsegate
+ * keeps no repository contents).
+ */
+export function presentProject(
+  project: ProjectView,
+  accessLevel: number | null,
+  links: ProjectLinks,
+  namespace?: NamespaceView,
+) {
+  const api = `${links.externalUrl}/api/v4/projects/${project.id}`;
+  return {
+    ...presentProjectBasic(project, links, namespace),
     _links: {
       self: api,
       issues: `${api}/issues`,
       merge_requests: `${api}/merge_requests`,
-      repo_branches: `${api}/repository/branches`,
       labels: `${api}/labels`,
       events: `${api}/events`,
       members: `${api}/members`,
@@ -273,4 +302,13 @@ export function presentProject(
       group_access: null,
     },
   };
+}
+
+/** The project links of this configuration (read per request: tests settle the URL late). */
+export function projectLinksOf(config: {
+  externalUrl: string;
+  sshHost: string | null;
+  sshPort: number;
+}): ProjectLinks {
+  return { externalUrl: config.externalUrl, ssh: sshEndpointOf(config) };
 }

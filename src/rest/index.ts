@@ -15,6 +15,12 @@ import { noteRoutes } from './notes.js';
 import { projectRoutes } from './projects.js';
 import { hookRoutes } from './hooks.js';
 import { pushRoutes } from './pushes.js';
+import { userLookupRoutes } from './user-lookups.js';
+import { projectListRoutes } from './project-lists.js';
+import { namespaceRoutes } from './namespaces.js';
+import { groupRoutes } from './groups.js';
+import { trackedListRoutes } from './tracked-lists.js';
+import { metadataRoutes } from './metadata.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -36,5 +42,12 @@ export function restApi(services: Services, revision: string) {
     noteRoutes(app, services);
     hookRoutes(app, services);
     pushRoutes(app, services);
+    // The reads clients use to find their way to the events (docs/navigation.md).
+    userLookupRoutes(app, services);
+    projectListRoutes(app, services);
+    namespaceRoutes(app, services);
+    groupRoutes(app, services);
+    trackedListRoutes(app, services);
+    metadataRoutes(app, services, revision);
   };
 }

@@ -1,7 +1,7 @@
 /** GitLab's offset pagination headers and Link header, built from the configured external URL. */
 import type { FastifyReply } from 'fastify';
 import { urlCarriesCredential } from '../http/credentials.js';
-import { type NormalizedQuery, queryPieces } from './query.js';
+import { type NormalizedQuery, queryPieces, toQuery } from './query.js';
 
 /** Credential parameters are never echoed into links (they would leak into logs and histories). */
 const DROPPED = new Set(['private_token', 'access_token', 'page', 'per_page']);
@@ -92,4 +92,27 @@ function paginationHeaders(
   }
   headers.push(['link', links.join(', ')]);
   return headers;
+}
+
+/**
+ * GitLab's keyset pagination headers: only a `Link` to the next page, when there is one, with the
+ * request's parameters and the id the next page starts after (`id_after`, ascending) or before
+ * (`id_before`, descending). No page numbers, no totals.
+ */
+export function setKeysetLink(
+  reply: FastifyReply,
+  externalUrl: string,
+  path: string,
+  query: NormalizedQuery,
+  next: { key: 'id_after' | 'id_before'; id: number } | null,
+): void {
+  if (next === null) return;
+  const params: NormalizedQuery = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (!DROPPED.has(key) || key === 'per_page') params[key] = value;
+  }
+  delete params.id_after;
+  delete params.id_before;
+  params[next.key] = String(next.id);
+  reply.header('link', `<${externalUrl}${path}?${toQuery(params)}>; rel="next"`);
 }

@@ -17,6 +17,7 @@ import { ContentService } from './content/content.js';
 import { FeedTokens } from './accounts/feed-tokens.js';
 import { LiveActivity } from './live/live-activity.js';
 import { WebhookService } from './webhooks/webhooks.js';
+import { NavigationService } from './navigation/navigation.js';
 
 export interface Services {
   config: Config;
@@ -45,6 +46,8 @@ export interface Services {
   live: LiveActivity;
   /** Project webhooks: the hooks API, the outbox (an in-transaction event hook), the worker. */
   webhooks: WebhookService;
+  /** Users, projects, namespaces, groups, issues and merge requests as clients look for them. */
+  navigation: NavigationService;
   /**
    * A request's `Arrival` (store/database.ts), taken as it comes in and handed to the services it
    * calls, so that on PostgreSQL all its steps are served by one reading sent after it arrived.
@@ -83,6 +86,7 @@ export function createServices(
     feedTokens: new FeedTokens(store, clock),
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,
+    navigation: new NavigationService(store),
     arrival: () => store.arrival(),
   };
 }

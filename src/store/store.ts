@@ -24,6 +24,7 @@ import { IdentityStore } from './identity.js';
 import { IdempotencyStore } from './idempotency.js';
 import { MemberStore } from './members.js';
 import { MilestoneStore } from './milestones.js';
+import { NavigationStore } from './navigation.js';
 import { NoteStore } from './notes.js';
 import { IssueStore, MergeRequestStore } from './tracked.js';
 import { FeedTokenStore } from './feed-tokens.js';
@@ -62,6 +63,8 @@ export class Store {
   readonly members: MemberStore;
   readonly feedTokens: FeedTokenStore;
   readonly webhooks: WebhookStore;
+  /** Listings of projects, users, namespaces and issues across projects (GitLab's navigation reads). */
+  readonly navigation: NavigationStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -97,6 +100,7 @@ export class Store {
     this.members = new MemberStore(db);
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
+    this.navigation = new NavigationStore(db, conn.dialect);
   }
 
   /**

@@ -1,0 +1,171 @@
+/**
+ * Project listings (lib/api/projects.rb): `GET /projects`, `/users/:id/projects`,
+ * `/users/:id/contributed_projects`, and `GET /projects/:id/labels`. Offset pages with GitLab's
+ * headers, or keyset pages (`pagination=keyset`, ordered by id) with only a `Link` to the next.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ENDPOINT_SCOPES } from '../domain/scopes.js';
+import { ACCESS_LEVEL_VALUES, VISIBILITIES } from '../domain/vocabulary.js';
+import type { Principal } from '../services/accounts/credentials.js';
+import type { Services } from '../services/container.js';
+import type {
+  ListedProject,
+  Listed,
+  ProjectListParams,
+} from '../services/navigation/navigation.js';
+import { authenticate } from '../http/credentials.js';
+import { sendJson } from '../http/json.js';
+import { type ParamValue, bool, int, str } from './body.js';
+import { presentProject, presentProjectBasic, projectLinksOf } from './entities.js';
+import { setKeysetLink } from './pagination.js';
+import type { NormalizedQuery } from './query.js';
+import { PAGE_PARAMS, pageOf, params, reader, sendPage } from './writes.js';
+
+const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'];
+
+/** The parameters every project listing declares. */
+export const PROJECT_LIST_PARAMS = {
+  ...PAGE_PARAMS,
+  order_by: { type: { kind: 'values', values: ORDERS } },
+  sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+  archived: { type: { kind: 'boolean' } },
+  visibility: { type: { kind: 'values', values: VISIBILITIES } },
+  search: { type: { kind: 'string' } },
+  simple: { type: { kind: 'boolean' } },
+  owned: { type: { kind: 'boolean' } },
+  membership: { type: { kind: 'boolean' } },
+  starred: { type: { kind: 'boolean' } },
+  min_access_level: { type: { kind: 'values', values: ACCESS_LEVEL_VALUES.map(String) } },
+  id_after: { type: { kind: 'integer' } },
+  id_before: { type: { kind: 'integer' } },
+  pagination: { type: { kind: 'values', values: ['offset', 'keyset'] } },
+} as const;
+
+type Values = { [K in keyof typeof PROJECT_LIST_PARAMS]?: ParamValue };
+
+/** What the service needs of the declared parameters (GitLab's defaults: created_at, desc). */
+export function projectListParamsOf(p: Values): ProjectListParams {
+  const order = str(p.order_by) ?? 'created_at';
+  const minAccess = str(p.min_access_level);
+  return {
+    membership: bool(p.membership),
+    owned: bool(p.owned),
+    starred: bool(p.starred),
+    search: str(p.search) || undefined,
+    visibility: str(p.visibility),
+    minAccessLevel: minAccess === undefined ? undefined : Number(minAccess),
+    idAfter: int(p.id_after),
+    idBefore: int(p.id_before),
+    // No project has a star yet: by stars is by id.
+    orderBy: (order === 'star_count' ? 'id' : order) as ProjectListParams['orderBy'],
+    sort: p.sort === 'asc' ? 'asc' : 'desc',
+    keyset: p.pagination === 'keyset',
+  };
+}
+
+/** Authenticates a project read: anonymous allowed, `api` or `read_api`. */
+export function projectReader(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Principal | null> {
+  return authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
+}
+
+/**
+ * A page of projects: BasicProjectDetails for `simple` and for anonymous callers, the project
+ * with its permissions otherwise (GitLab's ProjectWithAccess).
+ */
+export function sendProjects(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  listed: Listed<ListedProject>,
+  p: Values,
+  principal: Principal | null,
+): FastifyReply {
+  const links = projectLinksOf(services.config);
+  const simple = bool(p.simple) === true || principal === null;
+  const present = (item: ListedProject) =>
+    simple
+      ? presentProjectBasic(item.project, links, item.namespace ?? undefined)
+      : presentProject(item.project, item.accessLevel, links, item.namespace ?? undefined);
+  if (p.pagination === 'keyset') {
+    const next =
+      listed.nextId === null || listed.nextId === undefined
+        ? null
+        : {
+            key: p.sort === 'asc' ? ('id_after' as const) : ('id_before' as const),
+            id: listed.nextId,
+          };
+    setKeysetLink(
+      reply,
+      services.config.externalUrl,
+      request.url.split('?')[0]!,
+      request.query as NormalizedQuery,
+      next,
+    );
+    return sendJson(reply, 200, listed.items.map(present));
+  }
+  return sendPage(
+    services,
+    request,
+    reply,
+    pageOf(p),
+    { items: listed.items, total: listed.total ?? 0 },
+    present,
+  );
+}
+
+export function projectListRoutes(app: FastifyInstance, services: Services): void {
+  const { navigation } = services;
+
+  app.get('/projects', async (request, reply) => {
+    const principal = await projectReader(services, request, reply);
+    const p = params(request, PROJECT_LIST_PARAMS);
+    const listed = await navigation.projects.all(
+      projectListParamsOf(p),
+      principal?.viewer ?? null,
+      pageOf(p),
+      principal?.user,
+    );
+    return sendProjects(services, request, reply, listed, p, principal);
+  });
+
+  const USER = { id: { type: { kind: 'string' }, required: true } } as const;
+
+  app.get('/users/:id/projects', async (request, reply) => {
+    const principal = await projectReader(services, request, reply);
+    const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
+    const listed = await navigation.projects.ofUser(
+      str(p.id)!,
+      projectListParamsOf(p),
+      principal?.viewer ?? null,
+      pageOf(p),
+      principal?.user,
+    );
+    return sendProjects(services, request, reply, listed, p, principal);
+  });
+
+  app.get('/users/:id/contributed_projects', async (request, reply) => {
+    const principal = await projectReader(services, request, reply);
+    const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
+    const listed = await navigation.projects.contributedBy(
+      str(p.id)!,
+      projectListParamsOf(p),
+      principal?.viewer ?? null,
+      pageOf(p),
+      principal?.user,
+    );
+    return sendProjects(services, request, reply, listed, p, principal);
+  });
+
+  // Labels are not modelled: no project has any, and none can be made. The list is truthfully
+  // empty for anyone who can read the project (404 otherwise, as every project route answers).
+  app.get('/projects/:id/labels', async (request, reply) => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, { id: { type: { kind: 'string' }, required: true }, ...PAGE_PARAMS });
+    await ops.projects.get(str(p.id)!);
+    return sendPage(services, request, reply, pageOf(p), { items: [], total: 0 }, (x) => x);
+  });
+}
