@@ -345,7 +345,7 @@ export interface ProjectHooksTable {
   id: Generated<number>;
   project_id: number;
   url: string;
-  /** Sent verbatim as X-Gitlab-Token; never returned. */
+  /** The X-Gitlab-Token to send, in an envelope (domain/webhook-tokens); never returned. */
   token: string | null;
   name: Generated<string>;
   description: Generated<string>;

@@ -105,6 +105,35 @@ export class WebhookStore {
       .executeTakeFirstOrThrow();
   }
 
+  /** Every hook that has a token (the start-up pass over sealing). */
+  hooksWithTokens(): Promise<Pick<ProjectHookRow, 'id' | 'url' | 'token'>[]> {
+    return this.db
+      .selectFrom('project_hooks')
+      .select(['id', 'url', 'token'])
+      .where('token', 'is not', null)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Replaces a hook's stored token only if the hook still has the URL and token it was read with:
+   * an edit made meanwhile (a new token, a new URL) is never overwritten.
+   */
+  async replaceToken(
+    hookId: number,
+    seen: { url: string; token: string },
+    token: string,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('project_hooks')
+      .set({ token })
+      .where('id', '=', hookId)
+      .where('url', '=', seen.url)
+      .where('token', '=', seen.token)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async deleteHook(hookId: number): Promise<void> {
     await this.db.deleteFrom('webhook_deliveries').where('hook_id', '=', hookId).execute();
     await this.db.deleteFrom('project_hooks').where('id', '=', hookId).execute();

@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, UnprocessableError } from '../../domain/errors.js';
 import { actionCode, actionFromCode } from '../../domain/vocabulary.js';
 import { parseDestination } from '../../domain/webhook-destination.js';
+import { isPlain } from '../../domain/key-sealing.js';
+import { openHookToken, sealHookToken, tokenChange } from '../../domain/webhook-tokens.js';
 import { EVENT_HEADER, HOOK_TRIGGERS, type HookTrigger } from '../../domain/webhook-triggers.js';
 import type { ProjectHookRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -46,14 +48,48 @@ export class WebhookService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly settings: { allowLocal: boolean; externalUrl: () => string },
+    private readonly settings: {
+      allowLocal: boolean;
+      externalUrl: () => string;
+      /** Seals hook tokens (derived for webhook tokens); null keeps them in plain envelopes. */
+      kek: Buffer | null;
+    },
     workerOptions: Partial<WorkerOptions> = {},
   ) {
     this.worker = new WebhookWorker(store, clock, {
       allowLocal: settings.allowLocal,
       instance: settings.externalUrl,
+      openToken: (hook) =>
+        hook.token === null ? null : openHookToken(hook.token, settings.kek, hook.url, hook.id),
       ...workerOptions,
     });
+  }
+
+  /**
+   * At start: seals the tokens still in plain envelopes (written without a key-encryption key,
+   * or by migration 022 from clear text) when one is configured now, and checks that every
+   * sealed one opens, so that a missing or wrong key-encryption key fails the start rather than
+   * a delivery. Safe in several processes at once: a token is replaced only if unchanged.
+   * Returns how many tokens stay unsealed (no key-encryption key).
+   */
+  async sealTokens(): Promise<{ unsealed: number }> {
+    const { kek } = this.settings;
+    let unsealed = 0;
+    for (const hook of await this.store.webhooks.hooksWithTokens()) {
+      const envelope = hook.token!;
+      const token = openHookToken(envelope, kek, hook.url, hook.id);
+      if (!isPlain(envelope)) continue;
+      if (kek === null) {
+        unsealed++;
+        continue;
+      }
+      await this.store.webhooks.replaceToken(
+        hook.id,
+        { url: hook.url, token: envelope },
+        sealHookToken(token, kek, hook.url),
+      );
+    }
+    return { unsealed };
   }
 
   /** Registers the outbox (in every write's transaction) and the worker's wake-up (after commit). */
@@ -109,7 +145,7 @@ export class WebhookService {
     const row = await this.store.webhooks.createHook({
       project_id: project.id,
       url: input.url,
-      token: input.token || null,
+      token: input.token ? sealHookToken(input.token, this.settings.kek, input.url) : null,
       name: input.name ?? '',
       description: input.description ?? '',
       ...flags,
@@ -126,28 +162,38 @@ export class WebhookService {
     input: HookInput,
   ): Promise<HookView> {
     const project = await this.hooksProject(actor, idOrPath);
-    const hook = await this.hookRow(project.id, hookId);
+    const found = await this.hookRow(project.id, hookId);
     if (input.url !== undefined) this.checkUrl(input.url);
-    const patch: Parameters<Store['webhooks']['updateHook']>[1] = {};
-    if (input.url !== undefined) patch.url = input.url;
-    if (input.token !== undefined) patch.token = input.token || null;
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.description !== undefined) patch.description = input.description;
-    if (input.enableSslVerification !== undefined) {
-      patch.enable_ssl_verification = input.enableSslVerification ? 1 : 0;
-    }
-    for (const trigger of HOOK_TRIGGERS) {
-      const value = input.triggers?.[trigger];
-      if (value !== undefined) patch[trigger] = value ? 1 : 0;
-    }
-    // GitLab: saving a hook re-enables it (an administrator has looked at it).
-    Object.assign(patch, {
-      recent_failures: 0,
-      backoff_count: 0,
-      disabled_until: null,
-      permanently_disabled: 0,
+    const row = await this.store.transaction(async (tx) => {
+      // The URL the token is judged against is the one this edit replaces, read under a lock:
+      // two edits at once cannot leave the old token on a new URL.
+      const hook = await tx.webhooks.hookForUpdate(found.id);
+      if (!hook) throw new NotFoundError('Hook');
+      const patch: Parameters<Store['webhooks']['updateHook']>[1] = {};
+      if (input.url !== undefined) patch.url = input.url;
+      const url = input.url ?? hook.url;
+      const change = tokenChange(hook.url, input);
+      if (change.kind === 'clear') patch.token = null;
+      else if (change.kind === 'set')
+        patch.token = sealHookToken(change.token, this.settings.kek, url);
+      if (input.name !== undefined) patch.name = input.name;
+      if (input.description !== undefined) patch.description = input.description;
+      if (input.enableSslVerification !== undefined) {
+        patch.enable_ssl_verification = input.enableSslVerification ? 1 : 0;
+      }
+      for (const trigger of HOOK_TRIGGERS) {
+        const value = input.triggers?.[trigger];
+        if (value !== undefined) patch[trigger] = value ? 1 : 0;
+      }
+      // GitLab: saving a hook re-enables it (an administrator has looked at it).
+      Object.assign(patch, {
+        recent_failures: 0,
+        backoff_count: 0,
+        disabled_until: null,
+        permanently_disabled: 0,
+      });
+      return tx.webhooks.updateHook(hook.id, patch);
     });
-    const row = await this.store.webhooks.updateHook(hook.id, patch);
     return hookView(row, this.clock.now());
   }
 

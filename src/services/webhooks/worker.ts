@@ -12,6 +12,7 @@ import {
   retryDelay,
   type HookHealth,
 } from '../../domain/webhook-failures.js';
+import { SealedKeyError } from '../../domain/key-sealing.js';
 import type { Clock } from '../clock.js';
 import type { Store } from '../../store/store.js';
 import type { ProjectHookRow, WebhookDeliveryRow } from '../../store/schema.js';
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   allowLocal: boolean;
   /** `X-Gitlab-Instance`: the configured external URL. */
   instance: () => string;
+  /** The hook's token to send, opened from its sealed envelope (throws when it cannot be). */
+  openToken: (hook: ProjectHookRow) => string | null;
   concurrency?: number;
   pollMs?: number;
   timeoutMs?: number;
@@ -40,6 +43,15 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const RESPONSE_EXCERPT_BYTES = 8 * 1024;
 /** Finished deliveries are kept this long (GitLab keeps hook logs 7 days). */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+const NOT_SENT: SendResult = {
+  status: null,
+  headers: null,
+  body: null,
+  error: null,
+  refused: true,
+  address: null,
+};
 
 function healthOf(hook: ProjectHookRow): HookHealth {
   return {
@@ -169,7 +181,17 @@ export class WebhookWorker {
       'x-gitlab-event-uuid': delivery.event_uuid,
       'idempotency-key': delivery.idempotency_key,
     };
-    if (hook.token) headers['x-gitlab-token'] = hook.token;
+    let token: string | null;
+    try {
+      token = this.options.openToken(hook);
+    } catch (error) {
+      if (!(error instanceof SealedKeyError)) throw error;
+      // Never sent without the token the receiver expects: recorded as a failed attempt.
+      const result = { ...NOT_SENT, error: error.message };
+      await this.record(delivery, hook.id, headers, result, 0);
+      return;
+    }
+    if (token) headers['x-gitlab-token'] = token;
     const started = performance.now();
     const result = await sendWebhook(
       {
