@@ -191,9 +191,12 @@ export class WebhookService {
         backoff_count: 0,
         disabled_until: null,
         permanently_disabled: 0,
+        retry_at: null,
       });
       return tx.webhooks.updateHook(hook.id, patch);
     });
+    // Deliveries that waited for the hook (disabled, failing) go now.
+    this.worker.poke();
     return hookView(row, this.clock.now());
   }
 
@@ -205,7 +208,8 @@ export class WebhookService {
 
   /**
    * `POST …/hooks/:hook_id/test/:trigger`: a sample built from the project's newest matching
-   * activity, queued to this hook alone whatever it subscribes to. 422 when there is none.
+   * activity, queued to this hook alone whatever it subscribes to, and sent at once even when the
+   * hook is disabled (GitLab: a test that succeeds enables the hook again). 422 when there is none.
    */
   async test(
     actor: Actor | null,
@@ -233,6 +237,7 @@ export class WebhookService {
         status: 'pending',
         next_attempt_at: now,
         created_at: now,
+        manual: 1,
       },
     ]);
     this.worker.poke();
@@ -313,7 +318,10 @@ export class WebhookService {
     return { deliveries: rows.map(deliveryView), total };
   }
 
-  /** Sends a delivery again: the same body, Event-UUID and Idempotency-Key, as a new log entry. */
+  /**
+   * Sends a delivery again: the same body, Event-UUID and Idempotency-Key, as a new log entry, at
+   * once even when the hook is disabled (a success enables it again).
+   */
   async resend(
     actor: Actor | null,
     idOrPath: string,
@@ -339,6 +347,7 @@ export class WebhookService {
         status: 'pending',
         next_attempt_at: now,
         created_at: now,
+        manual: 1,
       },
     ]);
     this.worker.poke();
