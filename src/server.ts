@@ -106,7 +106,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   );
   // ID-token signing keys: generated on the first start (race-safe), checked on every start.
   await services.oauth.signingKeys.ensure();
-  // Hook tokens: sealed when a key-encryption key is set, and every sealed one must open.
+  // Hook tokens: sealed when a key-encryption key is set.
   const hookTokens = await services.webhooks.sealTokens();
 
   const app = Fastify({
@@ -156,6 +156,11 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   if (hookTokens.unsealed > 0) {
     app.log.warn(
       `${hookTokens.unsealed} webhook secret token(s) are stored unsealed: set PULSEGATE_KEY_ENCRYPTION_KEY to seal them at the next start`,
+    );
+  }
+  if (hookTokens.unreadable > 0) {
+    app.log.warn(
+      `${hookTokens.unreadable} webhook secret token(s) cannot be opened with this key-encryption key: their hooks' deliveries fail until the token is set again`,
     );
   }
   // First of all: when the request came (PostgreSQL), before anything reads the database.

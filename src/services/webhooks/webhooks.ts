@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, UnprocessableError } from '../../domain/errors.js';
 import { actionCode, actionFromCode } from '../../domain/vocabulary.js';
 import { parseDestination } from '../../domain/webhook-destination.js';
-import { isPlain } from '../../domain/key-sealing.js';
+import { SealedKeyError, isPlain } from '../../domain/key-sealing.js';
 import { openHookToken, sealHookToken, tokenChange } from '../../domain/webhook-tokens.js';
 import { EVENT_HEADER, HOOK_TRIGGERS, type HookTrigger } from '../../domain/webhook-triggers.js';
 import type { ProjectHookRow } from '../../store/schema.js';
@@ -67,17 +67,25 @@ export class WebhookService {
 
   /**
    * At start: seals the tokens still in plain envelopes (written without a key-encryption key,
-   * or by migration 022 from clear text) when one is configured now, and checks that every
-   * sealed one opens, so that a missing or wrong key-encryption key fails the start rather than
-   * a delivery. Safe in several processes at once: a token is replaced only if unchanged.
-   * Returns how many tokens stay unsealed (no key-encryption key).
+   * or by migration 022 from clear text) when one is configured now. Safe in several processes at
+   * once: a token is replaced only if it is still the one read. Counts the tokens that stay
+   * unsealed (no key-encryption key) and those that cannot be opened (sealed under another key, or
+   * for another URL): their hooks' deliveries fail with that reason until the token is set again.
    */
-  async sealTokens(): Promise<{ unsealed: number }> {
+  async sealTokens(): Promise<{ unsealed: number; unreadable: number }> {
     const { kek } = this.settings;
     let unsealed = 0;
+    let unreadable = 0;
     for (const hook of await this.store.webhooks.hooksWithTokens()) {
       const envelope = hook.token!;
-      const token = openHookToken(envelope, kek, hook.url, hook.id);
+      let token: string;
+      try {
+        token = openHookToken(envelope, kek, hook.url, hook.id);
+      } catch (error) {
+        if (!(error instanceof SealedKeyError)) throw error;
+        unreadable++;
+        continue;
+      }
       if (!isPlain(envelope)) continue;
       if (kek === null) {
         unsealed++;
@@ -89,7 +97,7 @@ export class WebhookService {
         sealHookToken(token, kek, hook.url),
       );
     }
-    return { unsealed };
+    return { unsealed, unreadable };
   }
 
   /** Registers the outbox (in every write's transaction) and the worker's wake-up (after commit). */
