@@ -372,5 +372,38 @@ for (const dialect of DIALECTS) {
         );
       }
     });
+
+    it('enables a hook disabled for good when a test delivery to it succeeds, and sends what waited', async () => {
+      let down = true;
+      const { receiver, hookId } = await hookOn(projects[1]!, () => down);
+      await server.store.webhooks.updateHook(hookId, {
+        recent_failures: PERMANENT_FAILURE_LIMIT - 1,
+        backoff_count: 35,
+      });
+      await queueIssues(projects[1]!, 2);
+      await settle();
+      assert.equal((await hookRow(hookId)).permanently_disabled, 1);
+      assert.equal(receiver.received.length, 2);
+      // A failing test changes nothing and is retried with the hook.
+      const failed = await api(projects[1]!, 'POST', `/hooks/${hookId}/test/issues_events`);
+      assert.equal(failed.status, 201);
+      await settle();
+      assert.equal(receiver.received.length, 3);
+      assert.equal((await hookRow(hookId)).recent_failures, PERMANENT_FAILURE_LIMIT);
+      down = false;
+      const tested = await api(projects[1]!, 'POST', `/hooks/${hookId}/test/issues_events`);
+      assert.equal(tested.status, 201);
+      await settle();
+      // The test, then the two events and the failed test that waited.
+      assert.equal(receiver.received.length, 7);
+      const hook = (await api(projects[1]!, 'GET', `/hooks/${hookId}`)).body as {
+        alert_status: string;
+      };
+      assert.equal(hook.alert_status, 'executable');
+      assert.deepEqual(
+        new Set((await deliveries(hookId)).map((d) => d.status)),
+        new Set(['delivered']),
+      );
+    });
   });
 }
