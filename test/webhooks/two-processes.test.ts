@@ -139,7 +139,7 @@ describe(
       const project = await f.project('bob/api', bob.id);
       // Answers slower than a poll: whatever either process claims before the first failure is
       // recorded is in flight together with it.
-      failing.delayMs = 1500;
+      failing.delayMs = 3000;
       failing.script = Array.from({ length: 16 }, () => 503);
       const hook = await store.webhooks.createHook({
         project_id: project.id,
