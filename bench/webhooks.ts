@@ -23,6 +23,7 @@ import { loadConfig } from '../src/config.js';
 import { createServices, type Services } from '../src/services/container.js';
 import { EventRecorder } from '../src/services/content/recorder.js';
 import { type Store, openStore } from '../src/store/store.js';
+import { sealHookToken } from '../src/domain/webhook-tokens.js';
 
 const { values } = parseArgs({
   options: {
@@ -155,7 +156,7 @@ for (let i = 0; i < 5; i++) {
   await store.webhooks.createHook({
     project_id: project.id,
     url: `http://127.0.0.1:${port}/hook/${i}`,
-    token: `token-${i}`,
+    token: sealHookToken(`token-${i}`, null, `http://127.0.0.1:${port}/hook/${i}`),
     push_events: 1,
     tag_push_events: 0,
     issues_events: 1,

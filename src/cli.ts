@@ -41,7 +41,7 @@ Common options:
   --external-url URL        Base URL clients use (env PULSEGATE_EXTERNAL_URL)
   --log-level LEVEL         fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL)
   --graphql-engine NAME     mercurius|apollo (env PULSEGATE_GRAPHQL_ENGINE)
-  --key-encryption-key KEY  Seals the ID-token signing keys in the database
+  --key-encryption-key KEY  Seals the ID-token signing keys and webhook tokens in the database
                             (env PULSEGATE_KEY_ENCRYPTION_KEY; prefer the environment)
 `;
 

@@ -30,8 +30,8 @@ export interface Config {
    */
   pageCache: boolean;
   /**
-   * Seals the ID-token signing keys in the database (AES-256-GCM); null stores them unsealed,
-   * protected only by the database itself.
+   * Seals the ID-token signing keys and the webhook tokens in the database (AES-256-GCM); null
+   * stores them unsealed, protected only by the database itself.
    */
   keyEncryptionKey: string | null;
   /**

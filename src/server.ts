@@ -106,6 +106,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   );
   // ID-token signing keys: generated on the first start (race-safe), checked on every start.
   await services.oauth.signingKeys.ensure();
+  // Hook tokens: sealed when a key-encryption key is set.
+  const hookTokens = await services.webhooks.sealTokens();
 
   const app = Fastify({
     // Silent: no logger at all, rather than a child logger made (and discarded) per request.
@@ -151,6 +153,16 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
       'an idle database connection failed; the next query opens another',
     ),
   );
+  if (hookTokens.unsealed > 0) {
+    app.log.warn(
+      `${hookTokens.unsealed} webhook secret token(s) are stored unsealed: set PULSEGATE_KEY_ENCRYPTION_KEY to seal them at the next start`,
+    );
+  }
+  if (hookTokens.unreadable > 0) {
+    app.log.warn(
+      `${hookTokens.unreadable} webhook secret token(s) cannot be opened with this key-encryption key: their hooks' deliveries fail until the token is set again`,
+    );
+  }
   // First of all: when the request came (PostgreSQL), before anything reads the database.
   stampArrivals(app, services);
   // Every-request hooks take callbacks rather than promises: one less promise per hook.

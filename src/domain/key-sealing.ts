@@ -1,8 +1,9 @@
 /**
- * Sealing private signing keys at rest: AES-256-GCM under a key derived from the configured
- * key-encryption key, with the key id as associated data so a sealed key cannot be moved to
- * another row. Without a key-encryption key the envelope is marked `plain` and only the
- * database's own protection (file permissions, access control, backups) guards it.
+ * Sealing secrets at rest (private signing keys, webhook tokens): AES-256-GCM under a key derived
+ * from the configured key-encryption key, one derived key per purpose, with associated data that
+ * ties a sealed value to its place (a key's id, a hook's URL) so it cannot be moved elsewhere.
+ * Without a key-encryption key the envelope is marked `plain` and only the database's own
+ * protection (file permissions, access control, backups) guards it.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
@@ -15,10 +16,13 @@ export const KEY_ENCRYPTION_KEY_MIN_LENGTH = 32;
 /** The stored private key cannot be read with the configuration at hand. */
 export class SealedKeyError extends Error {}
 
-export function keyEncryptionKey(secret: string): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'pulsegate', 'oauth signing keys', 32),
-  );
+export type SealingPurpose = 'oauth signing keys' | 'webhook tokens';
+
+export function keyEncryptionKey(
+  secret: string,
+  purpose: SealingPurpose = 'oauth signing keys',
+): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'pulsegate', purpose, 32));
 }
 
 export function seal(plaintext: string, kek: Buffer | null, associated: string): string {
@@ -35,14 +39,24 @@ export function isSealed(envelope: string): boolean {
   return envelope.startsWith(`${SEALED}.`);
 }
 
-export function unseal(envelope: string, kek: Buffer | null, associated: string): string {
-  if (envelope.startsWith(`${PLAIN}.`)) {
+export function isPlain(envelope: string): boolean {
+  return envelope.startsWith(`${PLAIN}.`);
+}
+
+/** `what` names the secret in errors (`signing key <kid>`, `the token of hook 3`). */
+export function unseal(
+  envelope: string,
+  kek: Buffer | null,
+  associated: string,
+  what = `signing key ${associated}`,
+): string {
+  if (isPlain(envelope)) {
     return Buffer.from(envelope.slice(PLAIN.length + 1), 'base64url').toString('utf8');
   }
-  if (!isSealed(envelope)) throw new SealedKeyError(`signing key ${associated}: unknown format`);
+  if (!isSealed(envelope)) throw new SealedKeyError(`${what}: unknown format`);
   if (kek === null) {
     throw new SealedKeyError(
-      `signing key ${associated} is encrypted: configure the key-encryption key it was sealed with`,
+      `${what} is encrypted: configure the key-encryption key it was sealed with`,
     );
   }
   const [iv, body, tag] = envelope
@@ -55,8 +69,6 @@ export function unseal(envelope: string, kek: Buffer | null, associated: string)
     decipher.setAuthTag(tag!);
     return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');
   } catch {
-    throw new SealedKeyError(
-      `signing key ${associated} cannot be decrypted: wrong key-encryption key`,
-    );
+    throw new SealedKeyError(`${what} cannot be decrypted: wrong key-encryption key`);
   }
 }

@@ -2,6 +2,7 @@
  * The services every face receives, built once per server by the composition root. The store is
  * not among them: faces reach data only through these services (eslint keeps it so).
  */
+import { keyEncryptionKey } from '../domain/key-sealing.js';
 import type { Config } from '../config.js';
 import type { Arrival } from '../store/database.js';
 import type { Store } from '../store/store.js';
@@ -70,6 +71,10 @@ export function createServices(
     allowLocal: config.webhooksAllowLocal,
     // Read at each use: tests learn the external URL only once the port is known.
     externalUrl: () => config.externalUrl,
+    kek:
+      config.keyEncryptionKey === null
+        ? null
+        : keyEncryptionKey(config.keyEncryptionKey, 'webhook tokens'),
   });
   webhooks.attach(eventHooks);
   return {

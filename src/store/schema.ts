@@ -345,7 +345,7 @@ export interface ProjectHooksTable {
   id: Generated<number>;
   project_id: number;
   url: string;
-  /** Sent verbatim as X-Gitlab-Token; never returned. */
+  /** The X-Gitlab-Token to send, in an envelope (domain/webhook-tokens); never returned. */
   token: string | null;
   name: Generated<string>;
   description: Generated<string>;
@@ -363,6 +363,8 @@ export interface ProjectHooksTable {
   disabled_until: EpochMs | null;
   permanently_disabled: Generated<Flag>;
   created_at: EpochMs;
+  /** Not tried before then (domain/webhook-failures): the failing hook's next try. */
+  retry_at: EpochMs | null;
 }
 
 export interface WebhookDeliveriesTable {
@@ -388,6 +390,8 @@ export interface WebhookDeliveriesTable {
   duration_ms: number | null;
   created_at: EpochMs;
   attempted_at: EpochMs | null;
+  /** Asked for by hand (test, resend): sent at once, whatever the hook's state. */
+  manual: Generated<Flag>;
 }
 
 /** Per-project counters of changes that alter existing listings (migration 013); 0 = any project. */

@@ -105,6 +105,35 @@ export class WebhookStore {
       .executeTakeFirstOrThrow();
   }
 
+  /** Every hook that has a token (the start-up pass over sealing). */
+  hooksWithTokens(): Promise<Pick<ProjectHookRow, 'id' | 'url' | 'token'>[]> {
+    return this.db
+      .selectFrom('project_hooks')
+      .select(['id', 'url', 'token'])
+      .where('token', 'is not', null)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Replaces a hook's stored token only if the hook still has the URL and token it was read with:
+   * an edit made meanwhile (a new token, a new URL) is never overwritten.
+   */
+  async replaceToken(
+    hookId: number,
+    seen: { url: string; token: string },
+    token: string,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('project_hooks')
+      .set({ token })
+      .where('id', '=', hookId)
+      .where('url', '=', seen.url)
+      .where('token', '=', seen.token)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async deleteHook(hookId: number): Promise<void> {
     await this.db.deleteFrom('webhook_deliveries').where('hook_id', '=', hookId).execute();
     await this.db.deleteFrom('project_hooks').where('id', '=', hookId).execute();
@@ -121,7 +150,8 @@ export class WebhookStore {
   /**
    * Claims up to `limit` due deliveries for `worker` until `leaseUntil`: pending ones whose time
    * has come, and claimed ones whose lease ran out (their process stopped mid-delivery), of hooks
-   * that are not disabled. Each row is handed to one claimer only; a worker never takes over its
+   * that are not disabled and whose next try (after a failure) has come; a delivery asked for by
+   * hand goes whatever the hook's state. Each row is handed to one claimer only; a worker never takes over its
    * own claims (they are still in flight however late they are). A claimed row's due time is
    * before its claim, so both kinds are found in the partial index of due rows, in order, without
    * reading the log of finished ones.
@@ -143,8 +173,10 @@ export class WebhookStore {
           WHERE d.status IN ('pending', 'delivering')
             AND d.next_attempt_at <= ${now}
             AND (d.status = 'pending' OR (d.claimed_until < ${now} AND d.claimed_by <> ${worker}))
-            AND h.permanently_disabled = 0
-            AND (h.disabled_until IS NULL OR h.disabled_until <= ${now})
+            AND (d.manual = 1 OR (
+              h.permanently_disabled = 0
+              AND (h.disabled_until IS NULL OR h.disabled_until <= ${now})
+              AND (h.retry_at IS NULL OR h.retry_at <= ${now})))
           ORDER BY d.next_attempt_at, d.id
           LIMIT ${limit}
           ${lock})
@@ -160,6 +192,8 @@ export class WebhookStore {
         status: attempt.status,
         next_attempt_at: attempt.nextAttemptAt,
         claimed_until: null,
+        // Asked for by hand once: if it failed, it is retried with its hook like any other.
+        manual: 0,
         // claimed_by stays: the log shows which process made the last attempt.
         request_headers: attempt.requestHeaders,
         response_status: attempt.responseStatus,
@@ -218,13 +252,16 @@ export class WebhookStore {
     return query.executeTakeFirst();
   }
 
-  /** A permanently disabled hook's waiting deliveries are given up. */
-  async abandonPending(hookId: number, reason: string, now: number): Promise<void> {
+  /**
+   * Deliveries written before `before` and still waiting (their hook failing or disabled all that
+   * time) are given up with `reason`, and stay in the log as finished at `now`.
+   */
+  async expire(before: number, now: number, reason: string): Promise<void> {
     await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', error: reason, next_attempt_at: now })
-      .where('hook_id', '=', hookId)
       .where('status', '=', 'pending')
+      .where('created_at', '<', before)
       .execute();
   }
 
@@ -257,12 +294,15 @@ export class WebhookStore {
       .executeTakeFirst();
   }
 
-  /** Finished deliveries older than `before` are forgotten (GitLab keeps its hook logs 7 days). */
+  /**
+   * Deliveries that finished before `before` are forgotten (GitLab keeps its hook logs 7 days).
+   * A finished delivery's `next_attempt_at` is when it finished.
+   */
   async prune(before: number): Promise<void> {
     await this.db
       .deleteFrom('webhook_deliveries')
       .where('status', 'in', ['delivered', 'failed'])
-      .where('created_at', '<', before)
+      .where('next_attempt_at', '<', before)
       .execute();
   }
 

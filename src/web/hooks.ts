@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isServiceError } from '../domain/errors.js';
 import { HOOK_TRIGGERS } from '../domain/webhook-triggers.js';
+import { UNDELIVERED_RETENTION_MS } from '../domain/webhook-failures.js';
 import { viewerOf } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
 import type { Actor } from '../services/content/context.js';
@@ -38,13 +39,19 @@ function time(ms: number | null): string {
 const STATUS_TEXT: Record<HookView['alertStatus'], string> = {
   executable: 'Active',
   temporarily_disabled: 'Temporarily disabled',
-  disabled: 'Disabled after too many failures',
+  disabled: `Disabled after too many failures: its undelivered deliveries wait, and go out if the hook is saved again (PUT …/hooks/:hook_id) within ${UNDELIVERED_RETENTION_MS / 86_400_000} days of their event`,
 };
 
 function answer(d: DeliveryView): string {
   if (d.responseStatus !== null) return String(d.responseStatus);
   if (d.error) return d.error;
   return d.status === 'pending' ? 'Not sent yet' : '';
+}
+
+function waiting(hook: HookView, d: DeliveryView): string {
+  if (d.status !== 'pending') return d.status;
+  if (hook.alertStatus === 'executable') return 'pending';
+  return 'pending: waits for the hook';
 }
 
 function deliveryRows(
@@ -72,7 +79,7 @@ function deliveryRows(
           html`<tr>
             <td data-label="Created">${time(d.createdAt)}</td>
             <td data-label="Event">${d.eventHeader}${d.test ? ' (test)' : ''}</td>
-            <td data-label="Status">${d.status}</td>
+            <td data-label="Status">${waiting(hook, d)}</td>
             <td data-label="Answer">
               ${answer(d)}
               ${d.responseBody ? html`<pre class="excerpt">${d.responseBody.slice(0, 500)}</pre>` : ''}

@@ -13,6 +13,7 @@ import { BIN, ROOT } from '../cli/run.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/server.js';
 import { Receiver } from './receiver.js';
+import { sealHookToken } from '../../src/domain/webhook-tokens.js';
 
 const WRITER = fileURLToPath(new URL('./write-then-die.ts', import.meta.url));
 
@@ -57,7 +58,7 @@ for (const dialect of DIALECTS) {
         await store.webhooks.createHook({
           project_id: project.id,
           url: `${receiver.url}/after-crash`,
-          token: 'crash-token',
+          token: sealHookToken('crash-token', null, `${receiver.url}/after-crash`),
           push_events: 0,
           tag_push_events: 0,
           issues_events: 1,

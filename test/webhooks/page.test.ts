@@ -9,6 +9,7 @@ import { DIALECTS } from '../helpers/server.js';
 import { Browser, type OAuthWorld, PASSWORD, csrfOf, startOAuthServer } from '../oauth/support.js';
 import { Receiver } from './receiver.js';
 import { openIssue } from './record.js';
+import { sealHookToken } from '../../src/domain/webhook-tokens.js';
 
 for (const dialect of DIALECTS) {
   describe(`webhook settings page (${dialect})`, () => {
@@ -32,7 +33,7 @@ for (const dialect of DIALECTS) {
       await server.store.webhooks.createHook({
         project_id: project.id,
         url: `${receiver.url}/<hook>`,
-        token: 'page-secret',
+        token: sealHookToken('page-secret', null, `${receiver.url}/<hook>`),
         push_events: 0,
         tag_push_events: 0,
         issues_events: 1,

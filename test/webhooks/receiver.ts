@@ -15,8 +15,10 @@ export interface Received {
 export class Receiver {
   readonly received: Received[] = [];
   connections = 0;
-  /** Statuses for the next requests, in order; 200 once they run out. */
+  /** Statuses for the next requests, in order; then `answer`'s, or 200. */
   script: number[] = [];
+  /** The status of a request once the script has run out (an outage that ends, say). */
+  answer: (() => number) | null = null;
   /** How long each answer takes. */
   delayMs = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
@@ -36,7 +38,7 @@ export class Receiver {
           body: JSON.parse(text) as Record<string, unknown>,
           at: performance.now(),
         });
-        const status = this.script.shift() ?? 200;
+        const status = this.script.shift() ?? this.answer?.() ?? 200;
         const answer = () => {
           response.writeHead(status, { 'content-type': 'text/plain' });
           response.end(status === 200 ? 'ok' : `failed with ${status}`);

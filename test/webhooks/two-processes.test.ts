@@ -1,6 +1,7 @@
 /**
  * Two `pulsegate serve` processes over one PostgreSQL database share the outbox: every delivery is
- * claimed by one of them (FOR UPDATE SKIP LOCKED) and sent exactly once, and both take part.
+ * claimed by one of them (FOR UPDATE SKIP LOCKED) and sent exactly once, and both take part; when
+ * the receiver fails, what both processes tried together is one failure of the hook.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -48,12 +49,15 @@ describe(
     let database: TestDatabase;
     let receiver: Receiver;
     let store: Store;
+    let services: ReturnType<typeof createServices>;
+    let failing: Receiver;
     const servers: ChildProcess[] = [];
 
     before(async () => {
       receiver = await new Receiver().listen();
       // Slow answers keep every slot of the first process busy long enough for the second to poll.
       receiver.delayMs = 300;
+      failing = await new Receiver().listen();
       database = await createTestDatabase('postgres');
       store = await openStore(database.url);
     });
@@ -61,6 +65,7 @@ describe(
       for (const server of servers) server.kill('SIGKILL');
       await store.close();
       await receiver.close();
+      await failing.close();
       await database.drop();
     });
 
@@ -104,7 +109,7 @@ describe(
         await ready(port);
       }
       // The writes come from a third party (this test) through the same outbox hook.
-      const services = createServices(loadConfig({ databaseUrl: database.url }, {}), store);
+      services = createServices(loadConfig({ databaseUrl: database.url }, {}), store);
       for (let i = 0; i < EVENTS; i++) {
         await openIssue(store, services, Date.now(), project.id, alice.id, `Issue ${i}`);
       }
@@ -126,6 +131,65 @@ describe(
       assert.ok(rows.every((r) => r.status === 'delivered' && r.attempts === 1));
       const workers = new Set(rows.map((r) => r.claimed_by));
       assert.equal(workers.size, 2, 'both processes delivered some');
+    });
+
+    it('counts the failures of what both processes tried together as one step', async () => {
+      const f = new Fixtures(store);
+      const bob = await f.user('bob');
+      const project = await f.project('bob/api', bob.id);
+      // Answers slower than a poll: whatever either process claims before the first failure is
+      // recorded is in flight together with it.
+      failing.delayMs = 3000;
+      failing.script = Array.from({ length: 16 }, () => 503);
+      const hook = await store.webhooks.createHook({
+        project_id: project.id,
+        url: failing.url,
+        token: null,
+        push_events: 0,
+        tag_push_events: 0,
+        issues_events: 1,
+        confidential_issues_events: 0,
+        merge_requests_events: 0,
+        note_events: 0,
+        confidential_note_events: 0,
+        member_events: 0,
+        enable_ssl_verification: 1,
+        created_at: Date.now(),
+      });
+      for (let i = 0; i < 16; i++) {
+        await openIssue(store, services, Date.now(), project.id, bob.id, `Failing ${i}`);
+      }
+      await failing.waitFor(16, 30_000);
+      const attempted = async () =>
+        (
+          await store.db
+            .selectFrom('webhook_deliveries')
+            .select('attempted_at')
+            .where('hook_id', '=', hook.id)
+            .execute()
+        ).filter((r) => r.attempted_at !== null).length;
+      for (let i = 0; i < 100 && (await attempted()) < 16; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const after = (await store.webhooks.hookById(hook.id))!;
+      assert.equal(after.recent_failures, 1, 'sixteen failures of one try are one step');
+      assert.equal(after.backoff_count, 0);
+      assert.ok(after.retry_at !== null && after.retry_at > Date.now());
+      // The next try (5–10 s later) sends all sixteen again, and they are delivered.
+      await failing.waitFor(32, 30_000);
+      for (let i = 0; i < 100; i++) {
+        const rows = await store.db
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('hook_id', '=', hook.id)
+          .execute();
+        if (rows.every((r) => r.status === 'delivered')) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const healed = (await store.webhooks.hookById(hook.id))!;
+      assert.equal(healed.recent_failures, 0);
+      assert.equal(failing.received.length, 32);
+      assert.equal(new Set(failing.received.map((r) => r.headers['idempotency-key'])).size, 16);
     });
   },
 );

@@ -55,6 +55,7 @@ export function hookView(row: ProjectHookRow, now: number): HookView {
     backoffCount: row.backoff_count,
     disabledUntil: row.disabled_until,
     permanentlyDisabled: row.permanently_disabled === 1,
+    retryAt: row.retry_at,
   };
   const status = alertStatus(health, now);
   return {

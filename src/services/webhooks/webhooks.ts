@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, UnprocessableError } from '../../domain/errors.js';
 import { actionCode, actionFromCode } from '../../domain/vocabulary.js';
 import { parseDestination } from '../../domain/webhook-destination.js';
+import { SealedKeyError, isPlain } from '../../domain/key-sealing.js';
+import { openHookToken, sealHookToken, tokenChange } from '../../domain/webhook-tokens.js';
 import { EVENT_HEADER, HOOK_TRIGGERS, type HookTrigger } from '../../domain/webhook-triggers.js';
 import type { ProjectHookRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -46,14 +48,56 @@ export class WebhookService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly settings: { allowLocal: boolean; externalUrl: () => string },
+    private readonly settings: {
+      allowLocal: boolean;
+      externalUrl: () => string;
+      /** Seals hook tokens (derived for webhook tokens); null keeps them in plain envelopes. */
+      kek: Buffer | null;
+    },
     workerOptions: Partial<WorkerOptions> = {},
   ) {
     this.worker = new WebhookWorker(store, clock, {
       allowLocal: settings.allowLocal,
       instance: settings.externalUrl,
+      openToken: (hook) =>
+        hook.token === null ? null : openHookToken(hook.token, settings.kek, hook.url, hook.id),
       ...workerOptions,
     });
+  }
+
+  /**
+   * At start: seals the tokens still in plain envelopes (written without a key-encryption key,
+   * or by migration 022 from clear text) when one is configured now. Safe in several processes at
+   * once: a token is replaced only if it is still the one read. Counts the tokens that stay
+   * unsealed (no key-encryption key) and those that cannot be opened (sealed under another key, or
+   * for another URL): their hooks' deliveries fail with that reason until the token is set again.
+   */
+  async sealTokens(): Promise<{ unsealed: number; unreadable: number }> {
+    const { kek } = this.settings;
+    let unsealed = 0;
+    let unreadable = 0;
+    for (const hook of await this.store.webhooks.hooksWithTokens()) {
+      const envelope = hook.token!;
+      let token: string;
+      try {
+        token = openHookToken(envelope, kek, hook.url, hook.id);
+      } catch (error) {
+        if (!(error instanceof SealedKeyError)) throw error;
+        unreadable++;
+        continue;
+      }
+      if (!isPlain(envelope)) continue;
+      if (kek === null) {
+        unsealed++;
+        continue;
+      }
+      await this.store.webhooks.replaceToken(
+        hook.id,
+        { url: hook.url, token: envelope },
+        sealHookToken(token, kek, hook.url),
+      );
+    }
+    return { unsealed, unreadable };
   }
 
   /** Registers the outbox (in every write's transaction) and the worker's wake-up (after commit). */
@@ -109,7 +153,7 @@ export class WebhookService {
     const row = await this.store.webhooks.createHook({
       project_id: project.id,
       url: input.url,
-      token: input.token || null,
+      token: input.token ? sealHookToken(input.token, this.settings.kek, input.url) : null,
       name: input.name ?? '',
       description: input.description ?? '',
       ...flags,
@@ -126,28 +170,41 @@ export class WebhookService {
     input: HookInput,
   ): Promise<HookView> {
     const project = await this.hooksProject(actor, idOrPath);
-    const hook = await this.hookRow(project.id, hookId);
+    const found = await this.hookRow(project.id, hookId);
     if (input.url !== undefined) this.checkUrl(input.url);
-    const patch: Parameters<Store['webhooks']['updateHook']>[1] = {};
-    if (input.url !== undefined) patch.url = input.url;
-    if (input.token !== undefined) patch.token = input.token || null;
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.description !== undefined) patch.description = input.description;
-    if (input.enableSslVerification !== undefined) {
-      patch.enable_ssl_verification = input.enableSslVerification ? 1 : 0;
-    }
-    for (const trigger of HOOK_TRIGGERS) {
-      const value = input.triggers?.[trigger];
-      if (value !== undefined) patch[trigger] = value ? 1 : 0;
-    }
-    // GitLab: saving a hook re-enables it (an administrator has looked at it).
-    Object.assign(patch, {
-      recent_failures: 0,
-      backoff_count: 0,
-      disabled_until: null,
-      permanently_disabled: 0,
+    const row = await this.store.transaction(async (tx) => {
+      // The URL the token is judged against is the one this edit replaces, read under a lock:
+      // two edits at once cannot leave the old token on a new URL.
+      const hook = await tx.webhooks.hookForUpdate(found.id);
+      if (!hook) throw new NotFoundError('Hook');
+      const patch: Parameters<Store['webhooks']['updateHook']>[1] = {};
+      if (input.url !== undefined) patch.url = input.url;
+      const url = input.url ?? hook.url;
+      const change = tokenChange(hook.url, input);
+      if (change.kind === 'clear') patch.token = null;
+      else if (change.kind === 'set')
+        patch.token = sealHookToken(change.token, this.settings.kek, url);
+      if (input.name !== undefined) patch.name = input.name;
+      if (input.description !== undefined) patch.description = input.description;
+      if (input.enableSslVerification !== undefined) {
+        patch.enable_ssl_verification = input.enableSslVerification ? 1 : 0;
+      }
+      for (const trigger of HOOK_TRIGGERS) {
+        const value = input.triggers?.[trigger];
+        if (value !== undefined) patch[trigger] = value ? 1 : 0;
+      }
+      // GitLab: saving a hook re-enables it (an administrator has looked at it).
+      Object.assign(patch, {
+        recent_failures: 0,
+        backoff_count: 0,
+        disabled_until: null,
+        permanently_disabled: 0,
+        retry_at: null,
+      });
+      return tx.webhooks.updateHook(hook.id, patch);
     });
-    const row = await this.store.webhooks.updateHook(hook.id, patch);
+    // Deliveries that waited for the hook (disabled, failing) go now.
+    this.worker.poke();
     return hookView(row, this.clock.now());
   }
 
@@ -159,7 +216,8 @@ export class WebhookService {
 
   /**
    * `POST …/hooks/:hook_id/test/:trigger`: a sample built from the project's newest matching
-   * activity, queued to this hook alone whatever it subscribes to. 422 when there is none.
+   * activity, queued to this hook alone whatever it subscribes to, and sent at once even when the
+   * hook is disabled (GitLab: a test that succeeds enables the hook again). 422 when there is none.
    */
   async test(
     actor: Actor | null,
@@ -187,6 +245,7 @@ export class WebhookService {
         status: 'pending',
         next_attempt_at: now,
         created_at: now,
+        manual: 1,
       },
     ]);
     this.worker.poke();
@@ -267,7 +326,10 @@ export class WebhookService {
     return { deliveries: rows.map(deliveryView), total };
   }
 
-  /** Sends a delivery again: the same body, Event-UUID and Idempotency-Key, as a new log entry. */
+  /**
+   * Sends a delivery again: the same body, Event-UUID and Idempotency-Key, as a new log entry, at
+   * once even when the hook is disabled (a success enables it again).
+   */
   async resend(
     actor: Actor | null,
     idOrPath: string,
@@ -293,6 +355,7 @@ export class WebhookService {
         status: 'pending',
         next_attempt_at: now,
         created_at: now,
+        manual: 1,
       },
     ]);
     this.worker.poke();

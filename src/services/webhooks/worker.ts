@@ -7,11 +7,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   HEALTHY,
-  MAX_ATTEMPTS,
-  afterFailure,
-  retryDelay,
+  UNDELIVERED_RETENTION_MS,
+  afterDeliveryFailure,
+  afterFailedAttempt,
   type HookHealth,
 } from '../../domain/webhook-failures.js';
+import { SealedKeyError } from '../../domain/key-sealing.js';
 import type { Clock } from '../clock.js';
 import type { Store } from '../../store/store.js';
 import type { ProjectHookRow, WebhookDeliveryRow } from '../../store/schema.js';
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   allowLocal: boolean;
   /** `X-Gitlab-Instance`: the configured external URL. */
   instance: () => string;
+  /** The hook's token to send, opened from its sealed envelope (throws when it cannot be). */
+  openToken: (hook: ProjectHookRow) => string | null;
   concurrency?: number;
   pollMs?: number;
   timeoutMs?: number;
@@ -38,8 +41,17 @@ export interface WorkerOptions {
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Kept of each response body: enough to see an error message, never a receiver's megabytes. */
 export const RESPONSE_EXCERPT_BYTES = 8 * 1024;
-/** Finished deliveries are kept this long (GitLab keeps hook logs 7 days). */
+/** Finished deliveries are kept this long after they finished (GitLab keeps hook logs 7 days). */
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+const NOT_SENT: SendResult = {
+  status: null,
+  headers: null,
+  body: null,
+  error: null,
+  refused: true,
+  address: null,
+};
 
 function healthOf(hook: ProjectHookRow): HookHealth {
   return {
@@ -47,6 +59,7 @@ function healthOf(hook: ProjectHookRow): HookHealth {
     backoffCount: hook.backoff_count,
     disabledUntil: hook.disabled_until,
     permanentlyDisabled: hook.permanently_disabled === 1,
+    retryAt: hook.retry_at,
   };
 }
 
@@ -107,6 +120,17 @@ export class WebhookWorker {
     return this.inFlight.size;
   }
 
+  /**
+   * Resolves once this worker has nothing scheduled, claiming or in flight: everything due when
+   * it was called has been tried and recorded (tests move a manual clock step by step with it).
+   */
+  async idle(): Promise<void> {
+    while (this.scheduled || this.ticking || this.inFlight.size > 0) {
+      await Promise.allSettled([this.ticking, ...this.inFlight.values()]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
   private async tick(): Promise<void> {
     if (this.ticking) {
       this.again = true;
@@ -138,13 +162,18 @@ export class WebhookWorker {
     const now = this.clock.now();
     if (now - this.lastPrune > 60 * 60_000) {
       this.lastPrune = now;
+      await this.store.webhooks.expire(
+        now - UNDELIVERED_RETENTION_MS,
+        now,
+        `Not delivered within ${UNDELIVERED_RETENTION_MS / 86_400_000} days of the event: given up.`,
+      );
       await this.store.webhooks.prune(now - DELIVERY_RETENTION_MS);
     }
     const room = this.concurrency - this.inFlight.size;
     if (room <= 0) return;
     const claimed = await this.store.webhooks.claim(now, room, this.id, now + this.leaseMs);
     for (const delivery of claimed) {
-      const work = this.deliver(delivery)
+      const work = this.deliver(delivery, now)
         .catch((error: unknown) => this.options.report?.(error))
         .finally(() => {
           this.inFlight.delete(delivery.id);
@@ -157,7 +186,8 @@ export class WebhookWorker {
     if (claimed.length === room) this.again = true;
   }
 
-  private async deliver(delivery: WebhookDeliveryRow): Promise<void> {
+  /** Sends a delivery claimed at `claimedAt` (when its attempt started, for the hook's count). */
+  private async deliver(delivery: WebhookDeliveryRow, claimedAt: number): Promise<void> {
     const hook = await this.store.webhooks.hookById(delivery.hook_id);
     if (!hook) return;
     const headers: Record<string, string> = {
@@ -169,7 +199,17 @@ export class WebhookWorker {
       'x-gitlab-event-uuid': delivery.event_uuid,
       'idempotency-key': delivery.idempotency_key,
     };
-    if (hook.token) headers['x-gitlab-token'] = hook.token;
+    let token: string | null;
+    try {
+      token = this.options.openToken(hook);
+    } catch (error) {
+      if (!(error instanceof SealedKeyError)) throw error;
+      // Never sent without the token the receiver expects: recorded as a failed attempt.
+      const result = { ...NOT_SENT, error: error.message };
+      await this.record(delivery, claimedAt, hook.id, headers, result, 0);
+      return;
+    }
+    if (token) headers['x-gitlab-token'] = token;
     const started = performance.now();
     const result = await sendWebhook(
       {
@@ -192,11 +232,12 @@ export class WebhookWorker {
       await this.store.webhooks.release([delivery.id], this.id, this.clock.now());
       return;
     }
-    await this.record(delivery, hook.id, headers, result, durationMs);
+    await this.record(delivery, claimedAt, hook.id, headers, result, durationMs);
   }
 
   private async record(
     delivery: WebhookDeliveryRow,
+    claimedAt: number,
     hookId: number,
     headers: Record<string, string>,
     result: SendResult,
@@ -210,11 +251,15 @@ export class WebhookWorker {
       const hook = await tx.webhooks.hookForUpdate(hookId);
       if (!hook) return;
       const before = healthOf(hook);
-      const health = ok ? HEALTHY : afterFailure(before, now);
-      const giveUp = !ok && (delivery.attempts >= MAX_ATTEMPTS || health.permanentlyDisabled);
+      const health = ok
+        ? HEALTHY
+        : afterFailedAttempt(before, claimedAt, now, this.random()).health;
+      const outcome = ok
+        ? { giveUp: false, nextAttemptAt: now }
+        : afterDeliveryFailure(health, delivery.attempts, now);
       const recorded = await tx.webhooks.finish(delivery.id, this.id, {
-        status: ok ? 'delivered' : giveUp ? 'failed' : 'pending',
-        nextAttemptAt: ok || giveUp ? now : now + retryDelay(delivery.attempts, this.random()),
+        status: ok ? 'delivered' : outcome.giveUp ? 'failed' : 'pending',
+        nextAttemptAt: outcome.nextAttemptAt,
         requestHeaders: JSON.stringify(shown),
         responseStatus: result.status,
         responseHeaders: result.headers ? JSON.stringify(result.headers) : null,
@@ -231,15 +276,11 @@ export class WebhookWorker {
           backoff_count: health.backoffCount,
           disabled_until: health.disabledUntil,
           permanently_disabled: health.permanentlyDisabled ? 1 : 0,
+          retry_at: health.retryAt,
         });
       }
-      if (health.permanentlyDisabled) {
-        await tx.webhooks.abandonPending(
-          hookId,
-          'The hook is disabled after too many failures.',
-          now,
-        );
-      }
+      // A hook disabled for good keeps its waiting deliveries: they go if it is enabled again
+      // within the retention.
     });
   }
 
