@@ -21,6 +21,7 @@ import * as appendsKeepVersion from './016_appends_keep_version.js';
 import * as eventTallies from './017_event_tallies.js';
 import * as confidentialTallies from './018_confidential_tallies.js';
 import * as authorProjectWalk from './019_author_project_walk.js';
+import * as neverReuseIds from './020_never_reuse_ids.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -47,4 +48,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '017_event_tallies', up: eventTallies.up },
   { name: '018_confidential_tallies', up: confidentialTallies.up },
   { name: '019_author_project_walk', up: authorProjectWalk.up },
+  { name: '020_never_reuse_ids', up: neverReuseIds.up },
 ];
