@@ -22,6 +22,7 @@ import * as eventTallies from './017_event_tallies.js';
 import * as confidentialTallies from './018_confidential_tallies.js';
 import * as authorProjectWalk from './019_author_project_walk.js';
 import * as neverReuseIds from './020_never_reuse_ids.js';
+import * as stateUniqueness from './021_state_uniqueness.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -49,4 +50,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '018_confidential_tallies', up: confidentialTallies.up },
   { name: '019_author_project_walk', up: authorProjectWalk.up },
   { name: '020_never_reuse_ids', up: neverReuseIds.up },
+  { name: '021_state_uniqueness', up: stateUniqueness.up },
 ];
