@@ -345,7 +345,9 @@ for (const dialect of DIALECTS) {
                  (3, 1, 3, 'third', 1, 'opened', 3, 'f', 'main'),
                  (4, 1, 4, 'old closed', 1, 'closed', 4, 'f', 'main'),
                  (5, 1, 5, 'elsewhere', 1, 'opened', 5, 'f', 'dev'),
-                 (6, 2, 1, 'other project', 1, 'opened', 6, 'f', 'main')`.execute(db);
+                 (6, 2, 1, 'other project', 1, 'opened', 6, 'f', 'main'),
+                 (7, 1, 6, 'imported', 1, 'opened', 7, '', ''),
+                 (8, 1, 7, 'imported too', 1, 'opened', 8, '', '')`.execute(db);
         await sql`INSERT INTO milestones (id, project_id, iid, title, created_at) VALUES
           (1, 1, 1, 'v1', 1), (2, 1, 2, 'v1', 1), (3, 1, 3, 'v2', 1), (4, 1, 4, 'v1', 1),
           (5, 2, 1, 'v1', 1)`.execute(db);
@@ -363,6 +365,9 @@ for (const dialect of DIALECTS) {
             [4, 'closed', 'old closed'],
             [5, 'opened', 'elsewhere'],
             [6, 'opened', 'other project'],
+            // Imported without branches: not known to be the same request.
+            [7, 'opened', 'imported'],
+            [8, 'opened', 'imported too'],
           ],
         );
         const milestones = await sql<{ id: number; title: string }>`

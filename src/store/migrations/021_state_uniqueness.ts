@@ -4,6 +4,9 @@
  * parallel writes both passed the check on PostgreSQL and both wrote; now the second one's insert
  * fails, and the write runs again to answer as after the first (services/content/content.ts).
  *
+ * Merge requests imported without their branches (an activity export may leave them out: both
+ * empty) are not compared: nothing says they are the same request.
+ *
  * Rows already breaking a rule are kept, the oldest one as it was:
  * - a later open merge request on the same branches is closed (its title, description, notes and
  *   approvals stay; it can be reopened once the older one is merged or closed), because which of
@@ -17,7 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const now = Date.now();
   await sql`
     UPDATE merge_requests SET state = 'closed', closed_at = ${now}, updated_at = ${now}
-    WHERE state = 'opened' AND EXISTS (
+    WHERE state = 'opened' AND source_branch <> '' AND EXISTS (
       SELECT 1 FROM merge_requests older
       WHERE older.project_id = merge_requests.project_id
         AND older.source_branch = merge_requests.source_branch
@@ -25,9 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         AND older.state = 'opened' AND older.id < merge_requests.id)`.execute(db);
   await sql`
     CREATE UNIQUE INDEX merge_requests_open_branches
-    ON merge_requests (project_id, source_branch, target_branch) WHERE state = 'opened'`.execute(
-    db,
-  );
+    ON merge_requests (project_id, source_branch, target_branch)
+    WHERE state = 'opened' AND source_branch <> ''`.execute(db);
 
   await sql`
     UPDATE milestones SET title = title || ' (' || CAST(id AS text) || ')', updated_at = ${now}
