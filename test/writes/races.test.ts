@@ -256,6 +256,26 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('reopening a merge request meets the same rule: 409 naming the open one', async () => {
+      const mr = (title: string) =>
+        create('/merge_requests', { source_branch: 'reopen', target_branch: 'main', title });
+      const first = await mr('First');
+      const path = `/projects/${s.projectId}/merge_requests/${first.iid}`;
+      const closed = await send(s.urls[0]!, s.token, 'PUT', path, { state_event: 'close' });
+      assert.equal(closed.status, 200, closed.text);
+      const second = await mr('Second');
+      const reopen = await send(s.urls[0]!, s.token, 'PUT', path, { state_event: 'reopen' });
+      assert.equal(reopen.status, 409, reopen.text);
+      assert.deepEqual(reopen.body, {
+        message: [
+          `Another open merge request already exists for this source branch: !${second.iid}`,
+        ],
+      });
+      const retitled = await send(s.urls[0]!, s.token, 'PUT', path, { title: 'Renamed' });
+      assert.equal(retitled.status, 200, retitled.text);
+      assert.equal((retitled.body as { state: string }).state, 'closed');
+    });
+
     it('two parallel milestones with one title: one is made, the other gets 400', async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const title = `Release ${round}`;

@@ -191,9 +191,16 @@ export class MergeRequestOps extends Ops {
     const transition = trackedTransition(changes.stateEvent, row.state);
     Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
-    if ((patch.state ?? row.state) === 'opened') {
-      const target = patch.target_branch ?? row.target_branch;
-      await this.onlyOpen(access, row.source_branch, target, row.id);
+    // Reopening, or retargeting an open one, may meet another open on the same branches (those
+    // imported without branches are not compared, as the unique index does not).
+    const opened = transition === 'reopened' || (row.state === 'opened' && !transition);
+    if (opened && (transition || patch.target_branch !== undefined) && row.source_branch !== '') {
+      await this.onlyOpen(
+        access,
+        row.source_branch,
+        patch.target_branch ?? row.target_branch,
+        row.id,
+      );
     }
     patch.updated_at = this.now;
     const updated = transition
