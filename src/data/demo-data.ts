@@ -389,7 +389,7 @@ class DemoBuilder {
       id: ++this.seq.milestone,
       project_id: p.id,
       iid: ++p.iid.milestone,
-      title: C.MILESTONE_TITLES[(p.iid.milestone - 1) % C.MILESTONE_TITLES.length]!,
+      title: milestoneTitle(p.iid.milestone),
       created_at: at,
     };
     p.milestones.push(ms);
@@ -484,4 +484,12 @@ class DemoBuilder {
     const push = demoPush(this.rng, p, C.DEMO_USERS[authorId - 1]!, at, this.seq.event, this.day);
     this.event(p, authorId, 'pushed', null, null, at, push);
   }
+}
+
+/** The n-th milestone's title in a project: the catalog's, then numbered, as titles are unique. */
+function milestoneTitle(iid: number): string {
+  const titles = C.MILESTONE_TITLES;
+  const round = Math.floor((iid - 1) / titles.length);
+  const title = titles[(iid - 1) % titles.length]!;
+  return round === 0 ? title : `${title} (${round + 1})`;
 }

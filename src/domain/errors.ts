@@ -106,7 +106,11 @@ export class InvalidRequestError extends DomainError<'INVALID_REQUEST'> {
 }
 
 export class ConflictError extends DomainError<'CONFLICT'> {
-  constructor(message: string = ERRORS.CONFLICT.text) {
+  /** `listed`: a model validation's message, which GitLab's REST answer gives as a list. */
+  constructor(
+    message: string = ERRORS.CONFLICT.text,
+    readonly listed = false,
+  ) {
     super('CONFLICT', message);
   }
 }

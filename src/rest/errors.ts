@@ -53,9 +53,10 @@ export function restError(error: ServiceError): WireError {
     case 'FORBIDDEN':
     case 'NOT_FOUND':
     case 'NOT_ALLOWED':
-    case 'CONFLICT':
     case 'UNPROCESSABLE':
       return plain({ message: error.message });
+    case 'CONFLICT':
+      return plain({ message: error.listed ? [error.message] : error.message });
   }
 }
 

@@ -9,3 +9,9 @@ export function isUniqueViolation(error: unknown): boolean {
     code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   );
 }
+
+/** PostgreSQL aborted this transaction to end a deadlock (another one goes on). */
+export function isDeadlock(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  return (error as { code?: unknown }).code === '40P01';
+}

@@ -29,13 +29,15 @@ export class MilestoneStore {
   }
 
   /** By global id within a project (the REST API addresses milestones by `milestone_id`). */
-  inProject(projectId: number, id: number): Promise<MilestoneRow | undefined> {
-    return this.db
+  /** `lock`: the row lock on PostgreSQL, for a write that decides by the row (tracked.ts). */
+  inProject(projectId: number, id: number, lock = false): Promise<MilestoneRow | undefined> {
+    let query = this.db
       .selectFrom('milestones')
       .selectAll()
       .where('project_id', '=', projectId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+      .where('id', '=', id);
+    if (lock && this.dialect === 'postgres') query = query.forUpdate();
+    return query.executeTakeFirst();
   }
 
   /** Titles are unique per project (GitLab validates it). */
@@ -57,8 +59,25 @@ export class MilestoneStore {
       .executeTakeFirstOrThrow();
   }
 
-  async delete(id: number): Promise<void> {
-    await this.db.deleteFrom('milestones').where('id', '=', id).execute();
+  /** Changes the row only if it is still in `state`: undefined when another write moved it. */
+  updateInState(
+    id: number,
+    state: string,
+    patch: Updateable<MilestonesTable>,
+  ): Promise<MilestoneRow | undefined> {
+    return this.db
+      .updateTable('milestones')
+      .set(patch)
+      .where('id', '=', id)
+      .where('state', '=', state)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Deletes it; false when it was already gone (another request deleted it first). */
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('milestones').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   private filtered(q: MilestoneListQuery) {

@@ -39,13 +39,18 @@ export class IssueStore {
       .executeTakeFirstOrThrow();
   }
 
-  byIid(projectId: number, iid: number): Promise<IssueRow | undefined> {
-    return this.db
+  /**
+   * `lock`: a write that decides by the row's state takes its row lock on PostgreSQL (SQLite
+   * writers already run one at a time), so a parallel write waits and then sees what this one did.
+   */
+  byIid(projectId: number, iid: number, lock = false): Promise<IssueRow | undefined> {
+    let query = this.db
       .selectFrom('issues')
       .selectAll()
       .where('project_id', '=', projectId)
-      .where('iid', '=', iid)
-      .executeTakeFirst();
+      .where('iid', '=', iid);
+    if (lock && this.dialect === 'postgres') query = query.forUpdate();
+    return query.executeTakeFirst();
   }
 
   byId(id: number): Promise<IssueRow | undefined> {
@@ -59,6 +64,21 @@ export class IssueStore {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+  }
+
+  /** Changes the row only if it is still in `state`: undefined when another write moved it. */
+  updateInState(
+    id: number,
+    state: string,
+    patch: Updateable<IssuesTable>,
+  ): Promise<IssueRow | undefined> {
+    return this.db
+      .updateTable('issues')
+      .set(patch)
+      .where('id', '=', id)
+      .where('state', '=', state)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   private filtered(q: TrackedListQuery) {
@@ -118,33 +138,43 @@ export class MergeRequestStore {
       .executeTakeFirstOrThrow();
   }
 
-  byIid(projectId: number, iid: number): Promise<MergeRequestRow | undefined> {
-    return this.db
+  /**
+   * `lock`: a write that decides by the row's state takes its row lock on PostgreSQL (SQLite
+   * writers already run one at a time), so a parallel write waits and then sees what this one did.
+   */
+  byIid(projectId: number, iid: number, lock = false): Promise<MergeRequestRow | undefined> {
+    let query = this.db
       .selectFrom('merge_requests')
       .selectAll()
       .where('project_id', '=', projectId)
-      .where('iid', '=', iid)
-      .executeTakeFirst();
+      .where('iid', '=', iid);
+    if (lock && this.dialect === 'postgres') query = query.forUpdate();
+    return query.executeTakeFirst();
   }
 
   byId(id: number): Promise<MergeRequestRow | undefined> {
     return this.db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** An open merge request from `source` into `target` (GitLab allows one at a time). */
+  /**
+   * An open merge request from `source` into `target` (GitLab allows one at a time, and so does a
+   * unique index: migration 021), other than `except`.
+   */
   openBetween(
     projectId: number,
     source: string,
     target: string,
+    except: number | null = null,
   ): Promise<MergeRequestRow | undefined> {
-    return this.db
+    let query = this.db
       .selectFrom('merge_requests')
       .selectAll()
       .where('project_id', '=', projectId)
       .where('source_branch', '=', source)
       .where('target_branch', '=', target)
-      .where('state', '=', 'opened')
-      .executeTakeFirst();
+      .where('state', '=', 'opened');
+    if (except !== null) query = query.where('id', '!=', except);
+    return query.executeTakeFirst();
   }
 
   async update(id: number, patch: Updateable<MergeRequestsTable>): Promise<MergeRequestRow> {
@@ -154,6 +184,21 @@ export class MergeRequestStore {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+  }
+
+  /** Changes the row only if it is still in `state`: undefined when another write moved it. */
+  updateInState(
+    id: number,
+    state: string,
+    patch: Updateable<MergeRequestsTable>,
+  ): Promise<MergeRequestRow | undefined> {
+    return this.db
+      .updateTable('merge_requests')
+      .set(patch)
+      .where('id', '=', id)
+      .where('state', '=', state)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   private filtered(q: TrackedListQuery) {

@@ -88,14 +88,17 @@ export class ImportTransaction {
 
   /**
    * After rows were inserted with explicit ids, PostgreSQL's serial sequences still point at 1:
-   * move each past the highest id so the next ordinary insert does not collide. SQLite needs
-   * nothing (INTEGER PRIMARY KEY takes max(rowid) + 1).
+   * move each past the highest id so the next ordinary insert does not collide. Only forward: a
+   * sequence already past the highest id has handed out ids since deleted, which must not come
+   * back (migration 020). SQLite needs nothing (AUTOINCREMENT records explicit ids too).
    */
   async resetSequences(): Promise<void> {
     if (this.dialect !== 'postgres') return;
     for (const table of ID_TABLES) {
       await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
-        coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(this.db);
+        greatest(coalesce((select max(id) from ${sql.table(table)}), 0),
+          coalesce(pg_sequence_last_value(pg_get_serial_sequence(${table}, 'id')::regclass), 0))
+        + 1, false)`.execute(this.db);
     }
   }
 }

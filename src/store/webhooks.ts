@@ -134,9 +134,14 @@ export class WebhookStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async deleteHook(hookId: number): Promise<void> {
+  /** Deletes a hook and its log; false when it was already gone (a parallel delete). */
+  async deleteHook(hookId: number): Promise<boolean> {
     await this.db.deleteFrom('webhook_deliveries').where('hook_id', '=', hookId).execute();
-    await this.db.deleteFrom('project_hooks').where('id', '=', hookId).execute();
+    const result = await this.db
+      .deleteFrom('project_hooks')
+      .where('id', '=', hookId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   async enqueue(rows: readonly NewDelivery[]): Promise<void> {

@@ -162,7 +162,7 @@ export class ActivityReader {
     type: 'Issue' | 'MergeRequest' | 'Milestone' | 'Note' | 'Snippet',
     id: number,
   ): Promise<EventTarget | null> {
-    const target = await this.target({ targetType: type, targetId: id });
+    const target = await this.targetById({ targetType: type, targetId: id });
     if (!target) return null;
     const projectId = contentProjectId(target);
     if (projectId === null) {
@@ -190,8 +190,22 @@ export class ActivityReader {
     return target;
   }
 
-  /** What an event is about, loaded in batches across the request; null if not modelled. */
+  /**
+   * What an event is about, loaded in batches across the request; null if not modelled, gone, or
+   * in another project than the event's (an id given again after the target was deleted must not
+   * show another project's object: GitLab shows a deleted target as null).
+   */
   async target(event: {
+    projectId: number;
+    targetType: string | null;
+    targetId: number | null;
+  }): Promise<EventTarget | null> {
+    const target = await this.targetById(event);
+    if (!target || target.type === 'User') return target;
+    return contentProjectId(target) === event.projectId ? target : null;
+  }
+
+  private async targetById(event: {
     targetType: string | null;
     targetId: number | null;
   }): Promise<EventTarget | null> {

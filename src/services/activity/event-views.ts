@@ -113,41 +113,46 @@ export async function hydrateEvents(
     let note: NoteView | null = null;
     let noteableTitle: string | null = null;
     const tid = row.target_id;
+    // A target is only ever this event's project's: one found elsewhere (an id given again after
+    // the target was deleted, a hand-made row) is shown as GitLab shows a deleted target.
+    const here = <T extends { project_id: number | null }>(t: T | undefined) =>
+      t !== undefined && t.project_id === row.project_id ? t : undefined;
     if (tid !== null) {
       switch (row.target_type) {
         case 'Issue': {
-          const t = issueMap.get(tid);
+          const t = here(issueMap.get(tid));
           if (t) [targetIid, targetTitle] = [t.iid, t.title];
           break;
         }
         case 'MergeRequest': {
-          const t = mrMap.get(tid);
+          const t = here(mrMap.get(tid));
           if (t) [targetIid, targetTitle] = [t.iid, t.title];
           break;
         }
         case 'Milestone': {
-          const t = milestoneMap.get(tid);
+          const t = here(milestoneMap.get(tid));
           if (t) [targetIid, targetTitle] = [t.iid, t.title];
           break;
         }
         case 'Snippet':
-          targetTitle = snippetMap.get(tid)?.title ?? null;
+          targetTitle = here(snippetMap.get(tid))?.title ?? null;
           break;
         case 'Project':
-          targetTitle = projectMap.get(tid)?.name ?? null;
+          targetTitle = tid === row.project_id ? (projectMap.get(tid)?.name ?? null) : null;
           break;
         case 'User':
           targetTitle = userMap.get(tid)?.name ?? null;
           break;
         case 'Note': {
-          const n = noteMap.get(tid);
+          const n = here(noteMap.get(tid));
           if (n) {
-            const noteable =
+            const noteable = here(
               n.noteable_type === 'Issue'
                 ? issueMap.get(n.noteable_id)
                 : n.noteable_type === 'MergeRequest'
                   ? mrMap.get(n.noteable_id)
-                  : undefined;
+                  : undefined,
+            );
             const noteAuthor = userMap.get(n.author_id);
             note = noteView(n, noteAuthor ? userView(noteAuthor) : null, noteable?.iid ?? null);
             noteableTitle = noteable?.title ?? null;

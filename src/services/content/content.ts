@@ -11,7 +11,8 @@ import { secretsEqual } from '../../domain/secrets.js';
 import type { Store } from '../../store/store.js';
 import type { EventHooks } from '../activity/event-hooks.js';
 import type { Clock } from '../clock.js';
-import type { Actor } from './context.js';
+import { isDeadlock, isUniqueViolation } from '../../store/constraint-errors.js';
+import { type Actor, RaceLost } from './context.js';
 import { ContentOps } from './ops.js';
 import { EventRecorder } from './recorder.js';
 
@@ -71,10 +72,29 @@ export class ContentService {
     return ended;
   }
 
+  /**
+   * A write that lost a race runs once more, from the start: one that broke a uniqueness rule
+   * (an open merge request per branch pair, a milestone title) after passing its check, or whose
+   * conditional change found the row changed (`RaceLost`). The winner has committed by then, so
+   * the write's own checks answer as they would have after it: 409, 400, 405, or no change. A
+   * deadlock between row locks taken in different orders (an issue's then its milestone's, a
+   * milestone's then its issues') is PostgreSQL aborting one of two such writes: it runs again.
+   */
   private async transaction<T>(
     actor: Actor | null,
     work: (ops: ContentOps) => Promise<T>,
   ): Promise<T> {
+    try {
+      return await this.attempt(actor, work);
+    } catch (error) {
+      if (!(error instanceof RaceLost) && !isUniqueViolation(error) && !isDeadlock(error)) {
+        throw error;
+      }
+      return this.attempt(actor, work);
+    }
+  }
+
+  private async attempt<T>(actor: Actor | null, work: (ops: ContentOps) => Promise<T>): Promise<T> {
     let recorder: EventRecorder | undefined;
     const result = await this.store.transaction(async (tx) => {
       const now = this.clock.now();

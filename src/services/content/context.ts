@@ -13,6 +13,12 @@ import { type UserView, userView } from '../views.js';
 import type { EventRecorder } from './recorder.js';
 import { isRowId } from '../../domain/ids.js';
 
+/**
+ * Thrown inside a write whose conditional change found the row already changed by a parallel
+ * write: `ContentService` runs the write once more, and it answers for the state it then finds.
+ */
+export class RaceLost extends Error {}
+
 /** Who is writing: a signed-in user (the token's owner). */
 export interface Actor {
   user: UserView;
@@ -52,6 +58,11 @@ export class Ops {
     const { actor } = this.context;
     if (!actor) throw new UnauthenticatedError();
     return actor;
+  }
+
+  /** In a write: rows read to decide a change are locked until it commits (store `lock`). */
+  protected get writing(): boolean {
+    return this.context.recorder !== null;
   }
 
   protected get recorder(): EventRecorder {
@@ -103,7 +114,13 @@ export class Ops {
     milestoneId: number | null | undefined,
   ): Promise<number | null> {
     if (milestoneId === undefined || milestoneId === null || milestoneId === 0) return null;
-    const milestone = await this.store.milestones.inProject(access.project.id, milestoneId);
+    // Locked like a milestone being deleted: the issue never keeps one that a parallel delete
+    // removed (the delete then waits, and clears it from this issue too).
+    const milestone = await this.store.milestones.inProject(
+      access.project.id,
+      milestoneId,
+      this.writing,
+    );
     if (!milestone) throw new NotFoundError('Milestone');
     return milestone.id;
   }

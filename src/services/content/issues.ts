@@ -24,7 +24,7 @@ import {
   milestoneView,
   projectView,
 } from '../views.js';
-import { Ops, type ProjectAccess } from './context.js';
+import { Ops, type ProjectAccess, RaceLost } from './context.js';
 import type { Page } from './members.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -157,7 +157,12 @@ export class IssueOps extends Ops {
     Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
     patch.updated_at = this.now;
-    const updated = await this.store.issues.update(row.id, patch);
+    // A state change is conditional on the state it was decided from: of two parallel closes, one
+    // closes (and writes "closed"); the other finds it closed and changes nothing.
+    const updated = transition
+      ? await this.store.issues.updateInState(row.id, row.state, patch)
+      : await this.store.issues.update(row.id, patch);
+    if (!updated) throw new RaceLost();
     if (transition) {
       await this.recorder.record({
         projectId: updated.project_id,
@@ -173,7 +178,9 @@ export class IssueOps extends Ops {
 
   /** The issue, if this reader may see it; unknown and hidden issues are both 404. */
   async readable(access: ProjectAccess, iid: number): Promise<IssueRow> {
-    const row = isRowId(iid) ? await this.store.issues.byIid(access.project.id, iid) : undefined;
+    const row = isRowId(iid)
+      ? await this.store.issues.byIid(access.project.id, iid, this.writing)
+      : undefined;
     const viewer = this.context.actor?.viewer ?? null;
     if (
       !row ||

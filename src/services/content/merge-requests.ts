@@ -32,7 +32,7 @@ import {
   milestoneView,
   projectView,
 } from '../views.js';
-import { Ops, type ProjectAccess } from './context.js';
+import { Ops, type ProjectAccess, RaceLost } from './context.js';
 import type { IssueListQuery } from './issues.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -103,17 +103,7 @@ export class MergeRequestOps extends Ops {
       // GitLab renders this one validation as 422 rather than 400.
       throw new UnprocessableError("You can't use same project/branch for source and target");
     }
-    const existing = await this.store.mergeRequests.openBetween(
-      access.project.id,
-      input.sourceBranch,
-      input.targetBranch,
-    );
-    if (existing) {
-      // GitLab: 409 with the message naming the open merge request.
-      throw new ConflictError(
-        `Another open merge request already exists for this source branch: !${existing.iid}`,
-      );
-    }
+    await this.onlyOpen(access, input.sourceBranch, input.targetBranch, null);
     const milestoneId = await this.milestoneIn(access, input.milestoneId);
     const row = await this.store.mergeRequests.create({
       project_id: access.project.id,
@@ -133,6 +123,27 @@ export class MergeRequestOps extends Ops {
     });
     await this.event(row, 'created');
     return (await this.details(access, [row]))[0]!;
+  }
+
+  /** GitLab: 409 naming the merge request already open from `source` into `target`. */
+  private async onlyOpen(
+    access: ProjectAccess,
+    source: string,
+    target: string,
+    except: number | null,
+  ): Promise<void> {
+    const existing = await this.store.mergeRequests.openBetween(
+      access.project.id,
+      source,
+      target,
+      except,
+    );
+    if (existing) {
+      throw new ConflictError(
+        `Another open merge request already exists for this source branch: !${existing.iid}`,
+        true,
+      );
+    }
   }
 
   async get(idOrPath: string, iid: number): Promise<MergeRequestDetail> {
@@ -180,8 +191,22 @@ export class MergeRequestOps extends Ops {
     const transition = trackedTransition(changes.stateEvent, row.state);
     Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
+    // Reopening, or retargeting an open one, may meet another open on the same branches (those
+    // imported without branches are not compared, as the unique index does not).
+    const opened = transition === 'reopened' || (row.state === 'opened' && !transition);
+    if (opened && (transition || patch.target_branch !== undefined) && row.source_branch !== '') {
+      await this.onlyOpen(
+        access,
+        row.source_branch,
+        patch.target_branch ?? row.target_branch,
+        row.id,
+      );
+    }
     patch.updated_at = this.now;
-    const updated = await this.store.mergeRequests.update(row.id, patch);
+    const updated = transition
+      ? await this.store.mergeRequests.updateInState(row.id, row.state, patch)
+      : await this.store.mergeRequests.update(row.id, patch);
+    if (!updated) throw new RaceLost();
     if (transition) await this.event(updated, transition);
     return (await this.details(access, [updated]))[0]!;
   }
@@ -195,12 +220,15 @@ export class MergeRequestOps extends Ops {
     const row = await this.find(access, iid);
     if (!can(this.policy(access), 'merge')) throw new UnauthenticatedError();
     if (row.state !== 'opened') throw new NotAllowedError();
-    const updated = await this.store.mergeRequests.update(row.id, {
+    // Only an open merge request merges: a parallel merge or close that got there first leaves
+    // this one the answer a merge of a merged (or closed) merge request gets.
+    const updated = await this.store.mergeRequests.updateInState(row.id, 'opened', {
       state: 'merged',
       merged_at: this.now,
       merged_by_id: this.actor.user.id,
       updated_at: this.now,
     });
+    if (!updated) throw new NotAllowedError();
     await this.event(updated, 'merged');
     return (await this.details(access, [updated]))[0]!;
   }
@@ -246,7 +274,7 @@ export class MergeRequestOps extends Ops {
 
   async find(access: ProjectAccess, iid: number): Promise<MergeRequestRow> {
     const row = isRowId(iid)
-      ? await this.store.mergeRequests.byIid(access.project.id, iid)
+      ? await this.store.mergeRequests.byIid(access.project.id, iid, this.writing)
       : undefined;
     if (!row) throw new NotFoundError('Merge Request');
     return row;

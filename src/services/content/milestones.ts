@@ -13,7 +13,7 @@ import {
 } from '../../domain/content-rules.js';
 import type { MilestoneRow } from '../../store/schema.js';
 import { type MilestoneView, milestoneView } from '../views.js';
-import { Ops, type ProjectAccess } from './context.js';
+import { Ops, type ProjectAccess, RaceLost } from './context.js';
 import type { Page } from './members.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -90,7 +90,10 @@ export class MilestoneOps extends Ops {
     if (transition) patch.state = transition === 'closed' ? 'closed' : 'active';
     if (Object.keys(patch).length === 0) return milestoneView(row);
     patch.updated_at = this.now;
-    const updated = await this.store.milestones.update(row.id, patch);
+    const updated = transition
+      ? await this.store.milestones.updateInState(row.id, row.state, patch)
+      : await this.store.milestones.update(row.id, patch);
+    if (!updated) throw new RaceLost();
     if (transition) await this.event(updated, transition);
     return milestoneView(updated);
   }
@@ -100,15 +103,16 @@ export class MilestoneOps extends Ops {
     const access = await this.project(idOrPath);
     const row = await this.find(access, id);
     this.require(access, 'admin_milestone');
+    // Of parallel deletes one deletes it (and writes "destroyed"); the others find it gone.
+    if (!(await this.store.milestones.delete(row.id))) throw new NotFoundError('Milestone');
     await this.store.issues.clearMilestone(row.id);
     await this.store.mergeRequests.clearMilestone(row.id);
-    await this.store.milestones.delete(row.id);
     await this.event(row, 'destroyed');
   }
 
   private async find(access: ProjectAccess, id: number): Promise<MilestoneRow> {
     const row = isRowId(id)
-      ? await this.store.milestones.inProject(access.project.id, id)
+      ? await this.store.milestones.inProject(access.project.id, id, this.writing)
       : undefined;
     if (!row) throw new NotFoundError('Milestone');
     return row;

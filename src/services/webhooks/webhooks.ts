@@ -211,7 +211,9 @@ export class WebhookService {
   async remove(actor: Actor | null, idOrPath: string, hookId: number): Promise<void> {
     const project = await this.hooksProject(actor, idOrPath);
     const hook = await this.hookRow(project.id, hookId);
-    await this.store.transaction((tx) => tx.webhooks.deleteHook(hook.id));
+    if (!(await this.store.transaction((tx) => tx.webhooks.deleteHook(hook.id)))) {
+      throw new NotFoundError('Hook');
+    }
   }
 
   /**

@@ -21,6 +21,8 @@ import * as appendsKeepVersion from './016_appends_keep_version.js';
 import * as eventTallies from './017_event_tallies.js';
 import * as confidentialTallies from './018_confidential_tallies.js';
 import * as authorProjectWalk from './019_author_project_walk.js';
+import * as neverReuseIds from './020_never_reuse_ids.js';
+import * as stateUniqueness from './021_state_uniqueness.js';
 import * as sealedHookTokens from './022_sealed_hook_tokens.js';
 import * as hookRetryGate from './023_hook_retry_gate.js';
 import type { MigrationContext } from './helpers.js';
@@ -49,6 +51,8 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '017_event_tallies', up: eventTallies.up },
   { name: '018_confidential_tallies', up: confidentialTallies.up },
   { name: '019_author_project_walk', up: authorProjectWalk.up },
+  { name: '020_never_reuse_ids', up: neverReuseIds.up },
+  { name: '021_state_uniqueness', up: stateUniqueness.up },
   { name: '022_sealed_hook_tokens', up: sealedHookTokens.up },
   { name: '023_hook_retry_gate', up: hookRetryGate.up },
 ];
