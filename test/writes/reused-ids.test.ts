@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 import { openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { raw } from '../graphql/client.js';
 import { DIALECTS } from '../helpers/server.js';
@@ -260,9 +259,21 @@ describe('migration 020 on a SQLite database made by the migrations before it', 
       const rowsBefore = await everyRow(db);
       const schemaBefore = await schemaEntries(db);
 
-      assert.deepEqual(await migrate(conn), {
-        applied: MIGRATIONS.slice(upTo).map((m) => m.name),
-      });
+      // Up to 021 only: later migrations change these tables' columns on purpose.
+      const through = MIGRATIONS.findIndex((m) => m.name === '021_state_uniqueness') + 1;
+      const upgraded: Record<string, Migration> = {};
+      for (const m of MIGRATIONS.slice(0, through)) {
+        upgraded[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect: 'sqlite' }) };
+      }
+      const second = await new Migrator({
+        db,
+        provider: { getMigrations: async () => upgraded },
+      }).migrateToLatest();
+      assert.equal(second.error, undefined);
+      assert.deepEqual(
+        second.results?.map((r) => [r.migrationName, r.status]),
+        MIGRATIONS.slice(upTo, through).map((m) => [m.name, 'Success']),
+      );
 
       assert.deepEqual(await everyRow(db), rowsBefore);
       const schemaAfter = await schemaEntries(db);
