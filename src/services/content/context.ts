@@ -4,6 +4,7 @@
  */
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../domain/errors.js';
 import { type Ability, type ProjectActor, can } from '../../domain/permissions.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import { canReadProject } from '../../domain/visibility.js';
 import type { Visibility } from '../../domain/vocabulary.js';
 import type { ProjectRow } from '../../store/schema.js';
@@ -76,7 +77,12 @@ export class Ops {
     if (!project) throw new NotFoundError('Project');
     const viewer = this.context.actor?.viewer ?? null;
     const accessLevel = viewer
-      ? await this.store.projects.accessLevel(project.id, viewer.userId)
+      ? await this.store.projects.accessLevel(
+          project.id,
+          viewer.userId,
+          undefined,
+          membershipDay(this.now),
+        )
       : null;
     if (!canReadProject(project.visibility as Visibility, viewer, accessLevel)) {
       throw new NotFoundError('Project');

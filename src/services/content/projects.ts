@@ -10,6 +10,7 @@ import {
   hasErrors,
   pathFromName,
 } from '../../domain/content-rules.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import { ACCESS_LEVELS, type Visibility } from '../../domain/vocabulary.js';
 import { isUniqueViolation } from '../../store/constraint-errors.js';
 import { type ProjectView, projectView } from '../views.js';
@@ -46,7 +47,12 @@ export class ProjectOps extends Ops {
     const namespace = input.namespace ?? user.username;
     const owns =
       namespace.toLowerCase() !== user.username.toLowerCase() &&
-      (await this.store.projects.hasLevelInNamespace(user.id, namespace, ACCESS_LEVELS.owner));
+      (await this.store.projects.hasLevelInNamespace(
+        user.id,
+        namespace,
+        ACCESS_LEVELS.owner,
+        membershipDay(this.now),
+      ));
     if (!canCreateProjectIn({ ...viewer, username: user.username }, namespace, owns)) {
       throw new ForbiddenError('You are not allowed to create projects in this namespace.');
     }
