@@ -83,6 +83,7 @@ export class IssueOps extends Ops {
       closed_at: null,
       closed_by_id: null,
     });
+    this.readAccess({ kind: 'issue', projectId: row.project_id, iid: row.iid });
     await this.recorder.record({
       projectId: row.project_id,
       authorId: row.author_id,
@@ -184,6 +185,7 @@ export class IssueOps extends Ops {
     ) {
       throw new NotFoundError('Issue');
     }
+    this.readAccess({ kind: 'issue', projectId: row.project_id, iid: row.iid });
     return row;
   }
 

@@ -133,6 +133,7 @@ export class MergeRequestOps extends Ops {
       merged_at: null,
       merged_by_id: null,
     });
+    this.readAccess({ kind: 'merge_request', projectId: row.project_id, iid: row.iid });
     await this.event(row, 'created');
     return (await this.details(access, [row]))[0]!;
   }
@@ -255,6 +256,7 @@ export class MergeRequestOps extends Ops {
         ? await this.store.mergeRequests.byIid(access.project.id, iid)
         : undefined;
     if (!row) throw new NotFoundError('Merge Request');
+    this.readAccess({ kind: 'merge_request', projectId: row.project_id, iid: row.iid });
     return row;
   }
 

@@ -93,6 +93,7 @@ export class ProjectOps extends Ops {
       created_at: this.now,
       created_by_id: user.id,
     });
+    this.readAccess({ kind: 'project', projectId: row.id });
     await this.recorder.record({
       projectId: row.id,
       authorId: user.id,
