@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { toGlobalId } from '../../src/graphql/ids.js';
 import { raw } from '../graphql/client.js';
+import { EVENT_FIELDS, liveClient, sleep, untilSubscribed } from '../graphql/live-support.js';
+import { call } from '../helpers/http.js';
 import { DIALECTS } from '../helpers/server.js';
 import { type Actors, api, startWithUsers } from './helpers.js';
 
@@ -204,6 +206,57 @@ for (const dialect of DIALECTS) {
         { token: tokenOf('carol') },
       );
       assert.notEqual(reporter.body.data?.node, null);
+    });
+
+    it('hides them from a guest’s subscriptions and Atom feeds as they happen', async () => {
+      const project = `subscription { eventCreated(project: "alice/vault") { ${EVENT_FIELDS} } }`;
+      const guest = liveClient(a.server.url, { 'PRIVATE-TOKEN': tokenOf('dave') });
+      const reporter = liveClient(a.server.url, { 'PRIVATE-TOKEN': tokenOf('carol') });
+      try {
+        const asGuest = guest.subscribe(project);
+        const asReporter = reporter.subscribe(project);
+        await untilSubscribed(a.server.services, 2);
+        const onMr = await api(
+          a.server,
+          'POST',
+          `/projects/${priv}/merge_requests/1/notes`,
+          tokenOf('alice'),
+          { body: 'second look' },
+        );
+        assert.equal(onMr.status, 201);
+        const onIssue = await api(
+          a.server,
+          'POST',
+          `/projects/${priv}/issues/${issueIid}/notes`,
+          tokenOf('alice'),
+          { body: 'on the issue again' },
+        );
+        assert.equal(onIssue.status, 201);
+        await asReporter.waitFor(2);
+        await asGuest.waitFor(1);
+        await sleep(100);
+        assert.deepEqual(
+          asReporter.events.map((e) => e.targetId),
+          [(onMr.body as { id: number }).id, (onIssue.body as { id: number }).id],
+        );
+        assert.deepEqual(
+          asGuest.events.map((e) => e.targetId),
+          [(onIssue.body as { id: number }).id],
+        );
+      } finally {
+        await guest.dispose();
+        await reporter.dispose();
+      }
+      const feed = async (user: string) => {
+        const token = await a.server.services.feedTokens.tokenFor(a.ids[user]!);
+        const res = await call(a.server.url, `/alice/vault.atom?feed_token=${token}`);
+        assert.equal(res.status, 200, res.text);
+        return res.text;
+      };
+      assert.match(await feed('carol'), /Secret refactor/);
+      const guestFeed = await feed('dave');
+      assert.doesNotMatch(guestFeed, /Secret refactor|merge_requests/);
+      assert.match(guestFeed, /Plain issue/);
     });
 
     it('drops a non-member’s or guest’s milestone on issues, silently; a Reporter sets it', async () => {
