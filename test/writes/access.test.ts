@@ -307,6 +307,31 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(own.status, 403);
       assert.deepEqual(own.body, { message: '403 Forbidden' });
+      // A project an admin makes in erin's namespace is erin's too, for good.
+      const root = await a.fx.user(`root-${dialect}`, { admin: true });
+      const rootToken = await a.fx.token(root.id, ['api']);
+      const made = await api(a.server, 'POST', '/projects', rootToken, {
+        path: 'given',
+        namespace_id: 'erin',
+      });
+      assert.equal(made.status, 201, made.text);
+      const given = (made.body as { id: number }).id;
+      const erin = await api(
+        a.server,
+        'GET',
+        `/projects/${given}/members/${a.ids.erin}`,
+        tokenOf('erin'),
+      );
+      assert.equal((erin.body as { access_level: number }).access_level, 50);
+      for (const asker of [rootToken, tokenOf('erin')]) {
+        const res = await api(
+          a.server,
+          'DELETE',
+          `/projects/${given}/members/${a.ids.erin}`,
+          asker,
+        );
+        assert.equal(res.status, 403);
+      }
       // In a group namespace: a second Owner may go, the last may not, whoever asks.
       const acme = await a.fx.project(`acme/owners-${dialect}`, a.ids.alice!, 'public');
       await a.fx.member(acme.id, a.ids.alice!, 50);

@@ -93,6 +93,22 @@ export class ProjectOps extends Ops {
       created_at: this.now,
       created_by_id: user.id,
     });
+    // A personal namespace's owner owns every project in it, also one an admin made there; that
+    // membership can never be removed (MemberOps.remove).
+    const namespaceOwner =
+      namespace.toLowerCase() === user.username.toLowerCase()
+        ? undefined
+        : await this.store.users.byUsername(namespace);
+    if (namespaceOwner) {
+      await this.store.members.add({
+        project_id: row.id,
+        user_id: namespaceOwner.id,
+        access_level: ACCESS_LEVELS.owner,
+        expires_at: null,
+        created_at: this.now,
+        created_by_id: user.id,
+      });
+    }
     this.readAccess({ kind: 'project', projectId: row.id });
     await this.recorder.record({
       projectId: row.id,
