@@ -7,7 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { AddressInfo } from 'node:net';
 import { toGlobalId } from '../../src/graphql/ids.js';
+import { buildServer } from '../../src/server.js';
+import { openStore } from '../../src/store/store.js';
 import { raw } from '../graphql/client.js';
 import { EVENT_FIELDS, liveClient, sleep, untilSubscribed } from '../graphql/live-support.js';
 import { call } from '../helpers/http.js';
@@ -357,26 +360,51 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('leaves an Owner when two Owners remove each other at once (10 rounds)', async () => {
+    it('leaves an Owner when two Owners remove each other at once (10 rounds; PostgreSQL: two servers)', async () => {
       const acme = await a.fx.project(`acme/duel-${dialect}`, a.ids.alice!, 'public');
-      for (let round = 0; round < 10; round++) {
-        await a.fx.member(acme.id, a.ids.alice!, 50);
-        await a.fx.member(acme.id, a.ids.bob!, 50);
-        const [x, y] = await Promise.all([
-          api(a.server, 'DELETE', `/projects/${acme.id}/members/${a.ids.bob}`, tokenOf('alice')),
-          api(a.server, 'DELETE', `/projects/${acme.id}/members/${a.ids.alice}`, tokenOf('bob')),
-        ]);
-        assert.deepEqual([x.status, y.status].sort(), [204, 403], `round ${round}`);
-        const owners = await a.server.store.db
-          .selectFrom('project_members')
-          .select('user_id')
-          .where('project_id', '=', acme.id)
-          .execute();
-        assert.equal(owners.length, 1, `round ${round}`);
-        await a.server.store.db
-          .deleteFrom('project_members')
-          .where('project_id', '=', acme.id)
-          .execute();
+      // On PostgreSQL a second server over the same database, as a second process would be: the
+      // two removals then race on separate connections and separate caches.
+      const otherStore =
+        dialect === 'postgres'
+          ? await openStore(a.server.config.databaseUrl, { migrate: false })
+          : null;
+      const other = otherStore
+        ? await buildServer({
+            config: { ...a.server.config },
+            store: otherStore,
+            clock: a.server.clock,
+          })
+        : null;
+      if (other) await other.app.listen({ host: '127.0.0.1', port: 0 });
+      const second = other
+        ? {
+            ...a.server,
+            url: `http://127.0.0.1:${(other.app.server.address() as AddressInfo).port}`,
+          }
+        : a.server;
+      try {
+        for (let round = 0; round < 10; round++) {
+          await a.fx.member(acme.id, a.ids.alice!, 50);
+          await a.fx.member(acme.id, a.ids.bob!, 50);
+          const [x, y] = await Promise.all([
+            api(a.server, 'DELETE', `/projects/${acme.id}/members/${a.ids.bob}`, tokenOf('alice')),
+            api(second, 'DELETE', `/projects/${acme.id}/members/${a.ids.alice}`, tokenOf('bob')),
+          ]);
+          assert.deepEqual([x.status, y.status].sort(), [204, 403], `round ${round}`);
+          const owners = await a.server.store.db
+            .selectFrom('project_members')
+            .select('user_id')
+            .where('project_id', '=', acme.id)
+            .execute();
+          assert.equal(owners.length, 1, `round ${round}`);
+          await a.server.store.db
+            .deleteFrom('project_members')
+            .where('project_id', '=', acme.id)
+            .execute();
+        }
+      } finally {
+        await other?.app.close();
+        await otherStore?.close();
       }
     });
 
