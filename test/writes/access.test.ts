@@ -14,6 +14,9 @@ import { openStore } from '../../src/store/store.js';
 import { raw } from '../graphql/client.js';
 import { EVENT_FIELDS, liveClient, sleep, untilSubscribed } from '../graphql/live-support.js';
 import { call } from '../helpers/http.js';
+import { Browser, PASSWORD } from '../oauth/support.js';
+import { BROWSER_ACCEPT } from '../web/activity-world.js';
+import { hashPassword } from '../../src/domain/secrets.js';
 import { DIALECTS } from '../helpers/server.js';
 import { type Actors, api, startWithUsers } from './helpers.js';
 
@@ -211,7 +214,7 @@ for (const dialect of DIALECTS) {
       assert.notEqual(reporter.body.data?.node, null);
     });
 
-    it('hides them from a guest’s subscriptions and Atom feeds as they happen', async () => {
+    it('hides them from a guest’s subscriptions, Atom feeds and activity pages as they happen', async () => {
       const project = `subscription { eventCreated(project: "alice/vault") { ${EVENT_FIELDS} } }`;
       const guest = liveClient(a.server.url, { 'PRIVATE-TOKEN': tokenOf('dave') });
       const reporter = liveClient(a.server.url, { 'PRIVATE-TOKEN': tokenOf('carol') });
@@ -260,6 +263,25 @@ for (const dialect of DIALECTS) {
       const guestFeed = await feed('dave');
       assert.doesNotMatch(guestFeed, /Secret refactor|merge_requests/);
       assert.match(guestFeed, /Plain issue/);
+      // And the project's activity page, signed in through the form.
+      const page = async (user: string) => {
+        await a.server.store.db
+          .updateTable('users')
+          .set({ password_hash: await hashPassword(PASSWORD) })
+          .where('id', '=', a.ids[user]!)
+          .execute();
+        const browser = new Browser(a.server.url);
+        assert.equal((await browser.signIn(user, PASSWORD)).status, 303);
+        const res = await browser.fetch('/alice/vault/activity', {
+          headers: { accept: BROWSER_ACCEPT },
+        });
+        assert.equal(res.status, 200);
+        return res.text;
+      };
+      assert.match(await page('carol'), /Secret refactor/);
+      const guestPage = await page('dave');
+      assert.doesNotMatch(guestPage, /Secret refactor/);
+      assert.match(guestPage, /Plain issue/);
     });
 
     it('drops a non-member’s or guest’s milestone on issues, silently; a Reporter sets it', async () => {
