@@ -22,6 +22,12 @@ export type Ability =
   | 'create_note'
   /** Close, reopen and edit any issue (an issue's author may do it to their own: see canUpdateIssue). */
   | 'update_issue'
+  /**
+   * Set an issue's milestone (and assignees, labels, due date, which pulsegate does not keep):
+   * GitLab's `set_issue_metadata`, Reporter and up (Planner in newer versions). Without it these
+   * parameters are dropped silently, never refused (see `issueMetadataKept`).
+   */
+  | 'set_issue_metadata'
   /** Open, edit, close and reopen merge requests; push code. */
   | 'create_merge_request'
   | 'update_merge_request'
@@ -42,6 +48,7 @@ const MINIMUM: Record<Ability, number> = {
   create_note: ACCESS_LEVELS.guest,
   read_member: ACCESS_LEVELS.guest,
   update_issue: ACCESS_LEVELS.reporter,
+  set_issue_metadata: ACCESS_LEVELS.reporter,
   admin_milestone: ACCESS_LEVELS.reporter,
   create_merge_request: ACCESS_LEVELS.developer,
   update_merge_request: ACCESS_LEVELS.developer,
@@ -102,6 +109,30 @@ export function canRemoveMember(
 ): boolean {
   if (member.userId === actor.viewer.userId && actor.accessLevel !== null) return true;
   return canGrant(actor, member.accessLevel, member.accessLevel);
+}
+
+/**
+ * Whether a membership may end (be removed, or lose its Owner level) without locking the project:
+ * GitLab refuses (403) to remove or demote a project's last Owner, whoever asks, admins included,
+ * and the owner of a personal namespace keeps Owner on its projects for good. `otherOwners`: the
+ * project's Owners besides this member whose membership is active, counted under the project's
+ * lock in the same transaction as the change.
+ */
+export function mayEndOwnership(
+  member: { accessLevel: number; isNamespaceOwner: boolean },
+  otherOwners: number,
+): boolean {
+  if (member.isNamespaceOwner) return false;
+  return member.accessLevel < ACCESS_LEVELS.owner || otherOwners > 0;
+}
+
+/**
+ * The issue fields an actor's change keeps: without `set_issue_metadata` GitLab drops the
+ * milestone (and assignees, labels, due date) silently (IssuableBaseService#filter_params), and
+ * the rest of the request goes through.
+ */
+export function issueMetadataKept(actor: ProjectActor): boolean {
+  return can(actor, 'set_issue_metadata');
 }
 
 /**

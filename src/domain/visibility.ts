@@ -16,8 +16,34 @@ export function viewerOf(user: { id: number; admin: boolean }): Viewer {
 
 /** Confidential issues (and notes on them) need Reporter, unless the viewer wrote the issue. */
 export const CONFIDENTIAL_MIN_ACCESS = ACCESS_LEVELS.reporter;
-/** Code (push events) of a private project needs Reporter: guests cannot download code. */
+/**
+ * Code (push events) and merge requests (their events and the notes on them) of a private project
+ * need Reporter: guests can neither download code nor see merge requests there (GitLab's
+ * permissions table; gitlab-foss#51328). On public and internal projects the Guest role is not
+ * enforced for them: everyone who reads the project reads its merge requests.
+ */
 export const PRIVATE_CODE_MIN_ACCESS = ACCESS_LEVELS.reporter;
+
+/**
+ * `read_merge_request` (and `download_code`): the project is readable and, when it is private,
+ * the viewer is an admin or at least a Reporter there.
+ */
+export function canReadMergeRequests(
+  visibility: Visibility,
+  viewer: Viewer | null,
+  accessLevel: number | null,
+): boolean {
+  if (!canReadProject(visibility, viewer, accessLevel)) return false;
+  return viewer?.admin === true || !hidesPrivateCode(visibility, accessLevel);
+}
+
+/**
+ * Whether a non-admin at this access level (null: none) is kept from the project's code and merge
+ * requests: below Reporter in a private project. The listings' SQL follows this (store/events).
+ */
+export function hidesPrivateCode(visibility: string, accessLevel: number | null): boolean {
+  return visibility === 'private' && (accessLevel ?? 0) < PRIVATE_CODE_MIN_ACCESS;
+}
 
 /** `read_project`: public to everyone, internal to signed-in users, private to members. */
 export function canReadProject(

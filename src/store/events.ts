@@ -9,15 +9,18 @@ import {
   PRIVATE_CODE_MIN_ACCESS,
   type Viewer,
   canReadProject,
+  hidesPrivateCode,
   readsAllConfidential,
 } from '../domain/visibility.js';
-import { type Visibility, actionCode } from '../domain/vocabulary.js';
+import { TARGET_TYPES, type Visibility, actionCode } from '../domain/vocabulary.js';
 import type { Arrival, RowVersion, TurnReading } from './database.js';
 import { PLAN_ONCE } from './plan-once.js';
 import type { SharedRead } from './per-turn.js';
 import { RowCache } from './row-cache.js';
 import type { Database, EventRow, NewEvent, PushPayloadRow } from './schema.js';
 import { MAX_ID } from '../domain/ids.js';
+import { membershipActive, membershipDay } from '../domain/membership-expiry.js';
+import { activeOn } from './membership-sql.js';
 
 /** Where the events come from. */
 export type EventSource =
@@ -45,6 +48,21 @@ export interface EventQuery {
    * answer then describes the same moment, however many commits land between its queries.
    */
   upTo?: number;
+  /**
+   * The UTC day memberships are judged on (domain/membership-expiry): one that expires on or
+   * before it grants nothing. Absent: today by the system clock.
+   */
+  day?: string;
+  /**
+   * Set by the store once it knows: the viewer is Guest (or less) of no private project, so no
+   * note on a merge request can be hidden from them and a walk need not read event rows to tell.
+   */
+  clearOfPrivateGuest?: boolean;
+}
+
+/** The day a query judges memberships on. */
+export function dayOf(q: EventQuery): string {
+  return q.day ?? membershipDay(Date.now());
 }
 
 /** A project the user of a `memberships` source belongs to, as its per-project walk needs it. */
@@ -143,10 +161,22 @@ type EventsQuery = SelectQueryBuilder<
 >;
 
 const PUSHED = actionCode('pushed');
+const MERGE_REQUEST = TARGET_TYPES.merge_request;
+const NOTE = TARGET_TYPES.note;
+
+type EventsDatabase = Database & {
+  e: Database['events'];
+  p: Database['projects'];
+  m: Database['project_members'];
+};
+
 const PROJECT_ACTIVITY_INTERVAL_MS = 60 * 60 * 1000;
 
 export class EventStore {
-  private readonly members: RowCache<number, MemberProject[]>;
+  private readonly members: RowCache<
+    number,
+    { projects: MemberProject[]; expiries: Array<string | null> }
+  >;
   /** `author:viewer` → until when a user's listing for that viewer is one joined walk. */
   private readonly oneWalk = new Map<string, number>();
 
@@ -161,26 +191,39 @@ export class EventStore {
     this.members = new RowCache(membershipsVersion);
   }
 
-  /** The projects a user is a member of, with their visibility and the user's access level. */
-  memberProjects(userId: number, arrival?: Arrival): Promise<MemberProject[]> {
-    return this.members.get(
+  /**
+   * The projects a user is a member of on `day` (expired memberships left out), with their
+   * visibility and the user's access level.
+   */
+  async memberProjects(
+    userId: number,
+    arrival?: Arrival,
+    day: string = membershipDay(Date.now()),
+  ): Promise<MemberProject[]> {
+    const { projects, expiries } = await this.members.get(
       userId,
       async () => {
         const rows = await this.db
           .selectFrom('project_members as m')
           .innerJoin('projects as p', 'p.id', 'm.project_id')
-          .select(['m.project_id', 'm.access_level', 'p.visibility'])
+          .select(['m.project_id', 'm.access_level', 'm.expires_at', 'p.visibility'])
           .where('m.user_id', '=', userId)
           .orderBy('m.project_id')
           .execute();
-        return rows.map((r) => ({
-          projectId: r.project_id,
-          visibility: r.visibility,
-          accessLevel: r.access_level,
-        }));
+        return {
+          projects: rows.map((r) => ({
+            projectId: r.project_id,
+            visibility: r.visibility,
+            accessLevel: r.access_level,
+          })),
+          expiries: rows.map((r) => r.expires_at),
+        };
       },
       arrival,
     );
+    // Kept whole and judged on each read: expiry is a matter of the day, not of a write.
+    if (expiries.every((expiresAt) => membershipActive(expiresAt, day))) return projects;
+    return projects.filter((_, i) => membershipActive(expiries[i]!, day));
   }
 
   /**
@@ -210,7 +253,10 @@ export class EventStore {
       query = query.innerJoin('projects as p', 'p.id', 'e.project_id');
       if (viewerId !== null) {
         query = query.leftJoin('project_members as m', (join) =>
-          join.onRef('m.project_id', '=', 'e.project_id').on('m.user_id', '=', viewerId),
+          join
+            .onRef('m.project_id', '=', 'e.project_id')
+            .on('m.user_id', '=', viewerId)
+            .on(activeOn('m.expires_at', dayOf(q))),
         );
       }
       if (source.kind === 'author') query = query.where('e.author_id', '=', source.userId);
@@ -220,7 +266,8 @@ export class EventStore {
             selectFrom('project_members as sm')
               .select('sm.user_id')
               .whereRef('sm.project_id', '=', 'e.project_id')
-              .where('sm.user_id', '=', source.userId),
+              .where('sm.user_id', '=', source.userId)
+              .where(activeOn('sm.expires_at', dayOf(q))),
           ),
         );
       }
@@ -275,7 +322,7 @@ export class EventStore {
           ]),
         );
       }
-      query = this.applyCodeAccess(query, source, viewerId);
+      query = this.applyCodeAccess(query, q, from);
     }
     return query;
   }
@@ -329,19 +376,70 @@ export class EventStore {
     });
   }
 
-  /** Push events of a private project need Reporter+ (guests cannot download code). */
-  private applyCodeAccess(query: EventsQuery, source: EventSource, viewerId: number | null) {
-    if (source.kind === 'project') {
-      if (source.visibility !== 'private' || (source.accessLevel ?? 0) >= PRIVATE_CODE_MIN_ACCESS) {
-        return query;
+  /**
+   * Pushes, merge request events and notes on merge requests of a private project need Reporter+
+   * (domain/visibility `canReadMergeRequests`: guests see neither code nor merge requests there).
+   * A note's event is shown to those below Reporter only when its note is known to be elsewhere
+   * (on an issue, or a note row of the event's project that is not on a merge request). Tallies
+   * cannot tell notes apart (`from` other than events): a count whose listing this may hide notes
+   * from walks instead (`hidesMergeRequestNotes`).
+   */
+  private applyCodeAccess(
+    query: EventsQuery,
+    q: EventQuery,
+    from: 'events' | 'tallies' | 'hidden' | 'own',
+  ) {
+    const { source } = q;
+    const viewerId = q.viewer?.userId ?? null;
+    const notes = from === 'events' && (source.kind === 'project' || !q.clearOfPrivateGuest);
+    const shown = (eb: ExpressionBuilder<EventsDatabase, 'e'>) => {
+      const target = sql<string>`coalesce(e.target_type, '')`;
+      const ands = [eb('e.action', '<>', PUSHED), eb(target, '<>', MERGE_REQUEST)];
+      if (notes) {
+        ands.push(
+          eb.or([
+            eb(target, '<>', NOTE),
+            eb('e.issue_id', 'is not', null),
+            eb.exists(
+              eb
+                .selectFrom('notes as n')
+                .select('n.id')
+                .whereRef('n.id', '=', 'e.target_id')
+                .whereRef('n.project_id', '=', 'e.project_id')
+                .where('n.noteable_type', '<>', MERGE_REQUEST),
+            ),
+          ]),
+        );
       }
-      return query.where('e.action', '<>', PUSHED);
+      return eb.and(ands);
+    };
+    if (source.kind === 'project') {
+      if (!hidesPrivateCode(source.visibility, source.accessLevel)) return query;
+      return query.where((eb) => shown(eb as never));
     }
-    return query.where((eb) => {
-      const ors = [eb('e.action', '<>', PUSHED), eb('p.visibility', '<>', 'private')];
-      if (viewerId !== null) ors.push(eb('m.access_level', '>=', PRIVATE_CODE_MIN_ACCESS));
-      return eb.or(ors);
-    });
+    // Anonymous readers see public projects only (`base`).
+    if (viewerId === null) return query;
+    return query.where((eb) =>
+      eb.or([
+        eb('p.visibility', '<>', 'private'),
+        eb('m.access_level', '>=', PRIVATE_CODE_MIN_ACCESS),
+        shown(eb as never),
+      ]),
+    );
+  }
+
+  /**
+   * Whether `applyCodeAccess` may hide notes on merge requests from this listing's viewer: a guest
+   * (or less) of a private project whose events it may hold. Tallies cannot tell those notes from
+   * others, so such a listing's count walks its events.
+   */
+  private async hidesMergeRequestNotes(q: EventQuery, arrival?: Arrival): Promise<boolean> {
+    const { source, viewer } = q;
+    if (viewer?.admin) return false;
+    if (source.kind === 'project') return hidesPrivateCode(source.visibility, source.accessLevel);
+    if (!viewer) return false;
+    const mine = await this.memberProjects(viewer.userId, arrival, dayOf(q));
+    return mine.some((p) => hidesPrivateCode(p.visibility, p.accessLevel));
   }
 
   /** The highest event id (0 for none): events are only ever appended, so its rate is theirs. */
@@ -440,7 +538,7 @@ export class EventStore {
     arrival?: Arrival,
   ): Promise<EventQuery[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    let projects = await this.memberProjects(q.source.userId, arrival);
+    let projects = await this.memberProjects(q.source.userId, arrival, dayOf(q));
     if (projects.length > MAX_MERGED_PROJECTS) return null;
     if (only) projects = projects.filter((p) => only.includes(p.projectId));
     return projects.map((p) => ({
@@ -484,7 +582,7 @@ export class EventStore {
       .execute();
     const levels = new Map(
       viewer
-        ? (await this.memberProjects(viewer.userId, arrival)).map((p) => [
+        ? (await this.memberProjects(viewer.userId, arrival, dayOf(q))).map((p) => [
             p.projectId,
             p.accessLevel,
           ])
@@ -517,6 +615,13 @@ export class EventStore {
         authorId: source.userId,
       },
     }));
+  }
+
+  /** The query with `clearOfPrivateGuest` settled for a signed-in viewer's joined walks. */
+  private async judged(q: EventQuery, arrival?: Arrival): Promise<EventQuery> {
+    if (q.source.kind === 'project' || q.clearOfPrivateGuest !== undefined) return q;
+    if (!q.viewer || q.viewer.admin) return q;
+    return { ...q, clearOfPrivateGuest: !(await this.hidesMergeRequestNotes(q, arrival)) };
   }
 
   /** One source's rows within the walk's bounds, in no stated order and unlimited. */
@@ -559,7 +664,8 @@ export class EventStore {
    * Null: nothing to walk. `arrival`: the request's (store/database.ts), whose reading then serves
    * the member projects' row cache instead of a reading of its own.
    */
-  private async walk(q: EventQuery, w: Walk, only?: readonly number[], arrival?: Arrival) {
+  private async walk(query: EventQuery, w: Walk, only?: readonly number[], arrival?: Arrival) {
+    const q = await this.judged(query, arrival);
     const parts = (await this.parts(q, only, arrival)) ?? (await this.authorParts(q, arrival));
     if (!parts) return this.single(q, w);
     if (parts.length === 0) return null;
@@ -588,7 +694,11 @@ export class EventStore {
    * snapshot: a few hundred tally rows instead of walking up to `cap + 1` events.
    */
   async count(q: EventQuery, cap: number, arrival?: Arrival): Promise<number> {
-    if (q.filter.createdBefore !== undefined || q.filter.createdFrom !== undefined) {
+    if (
+      q.filter.createdBefore !== undefined ||
+      q.filter.createdFrom !== undefined ||
+      (await this.hidesMergeRequestNotes(q, arrival))
+    ) {
       return this.walkCount(q, cap, arrival);
     }
     const { rows } = await (await this.tallyCount(q, arrival)).execute(this.planOnce);
@@ -597,7 +707,8 @@ export class EventStore {
 
   /** The statement `count` runs for a listing without time filters (see there). */
   private async tallyCount(q: EventQuery, arrival?: Arrival) {
-    const untilNow = { ...q, upTo: undefined };
+    // `count` sums tallies only for a viewer from whom no note can be hidden.
+    const untilNow = { ...q, upTo: undefined, clearOfPrivateGuest: true };
     const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
     // scope=all: each member project on its own, as its walks (with its own confidentiality).
     const parts = (await this.parts(untilNow, undefined, arrival)) ?? [untilNow];
@@ -650,7 +761,7 @@ export class EventStore {
   async countByDay(q: EventQuery): Promise<Array<{ day: number; count: number }>> {
     // Integer division in both dialects; the cast keeps SQLite from handing back a REAL.
     const day = sql<number>`cast(e.created_at / 86400000 as integer)`;
-    const rows = await this.base(q)
+    const rows = await this.base(await this.judged(q))
       .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('n')])
       .groupBy(day)
       .execute();

@@ -1,5 +1,6 @@
 /** What OpenID Connect needs beyond the OAuth tables: group memberships and standing consent. */
 import type { Kysely } from 'kysely';
+import { activeOn } from './membership-sql.js';
 import type { Database } from './schema.js';
 
 export class IdentityStore {
@@ -7,15 +8,17 @@ export class IdentityStore {
 
   /**
    * Namespaces of the projects the user is a member of, except personal ones (a namespace that
-   * is a username): GitLab's `groups` claim lists groups, not users.
+   * is a username): GitLab's `groups` claim lists groups, not users. Expired memberships (on
+   * `day`) count for nothing.
    */
-  async groupsOf(userId: number): Promise<string[]> {
+  async groupsOf(userId: number, day: string): Promise<string[]> {
     const rows = await this.db
       .selectFrom('project_members')
       .innerJoin('projects', 'projects.id', 'project_members.project_id')
       .select('projects.namespace')
       .distinct()
       .where('project_members.user_id', '=', userId)
+      .where(activeOn('project_members.expires_at', day))
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(

@@ -1,9 +1,38 @@
 /** Project memberships: who is in a project, at which level, until when. */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Dialect } from './database.js';
+import { activeOn } from './membership-sql.js';
 import type { Database, MemberRow } from './schema.js';
 
 export class MemberStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
+
+  /**
+   * Holds the project's row for the rest of the transaction (PostgreSQL; SQLite runs one write
+   * transaction at a time): two removals of its Owners then count each other's outcome, never
+   * both the other as still there.
+   */
+  async lockProject(projectId: number): Promise<void> {
+    if (this.dialect === 'postgres') {
+      await sql`SELECT id FROM projects WHERE id = ${projectId} FOR UPDATE`.execute(this.db);
+    }
+  }
+
+  /** Owners of the project other than `userId` whose membership is active on `day`. */
+  async otherOwners(projectId: number, userId: number, ownerLevel: number, day: string) {
+    const row = await this.db
+      .selectFrom('project_members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .where('user_id', '<>', userId)
+      .where('access_level', '>=', ownerLevel)
+      .where(activeOn('expires_at', day))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
 
   get(projectId: number, userId: number): Promise<MemberRow | undefined> {
     return this.db
@@ -49,13 +78,16 @@ export class MemberStore {
     return Number(row.n);
   }
 
-  /** Memberships whose last day is before `today` (YYYY-MM-DD), oldest expiry first. */
+  /**
+   * Memberships that have expired by `today` (YYYY-MM-DD: an expiry day on or before it, see
+   * domain/membership-expiry), oldest expiry first.
+   */
   expiring(today: string, limit: number): Promise<MemberRow[]> {
     return this.db
       .selectFrom('project_members')
       .selectAll()
       .where('expires_at', 'is not', null)
-      .where('expires_at', '<', today)
+      .where('expires_at', '<=', today)
       .orderBy('expires_at')
       .limit(limit)
       .execute();

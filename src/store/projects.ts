@@ -1,12 +1,17 @@
 import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Arrival, RowVersion } from './database.js';
+import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
+import { activeOn } from './membership-sql.js';
 import { RowCache } from './row-cache.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 
 export class ProjectStore {
   private readonly cache: RowCache<number, ProjectRow | undefined>;
-  private readonly levels: RowCache<string, number | null>;
+  private readonly levels: RowCache<
+    string,
+    { accessLevel: number; expiresAt: string | null } | null
+  >;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -61,8 +66,13 @@ export class ProjectStore {
     return this.db.insertInto('projects').values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  /** Whether the user owns (access level ≥ `level`) some project in this namespace. */
-  async hasLevelInNamespace(userId: number, namespace: string, level: number): Promise<boolean> {
+  /** Whether the user owns (access level ≥ `level`, active on `day`) some project in this namespace. */
+  async hasLevelInNamespace(
+    userId: number,
+    namespace: string,
+    level: number,
+    day: string,
+  ): Promise<boolean> {
     if (matchesNoRow(namespace)) return false;
     const row = await this.db
       .selectFrom('projects as p')
@@ -71,35 +81,52 @@ export class ProjectStore {
       .where(sql`lower(p.namespace)`, '=', namespace.toLowerCase())
       .where('m.user_id', '=', userId)
       .where('m.access_level', '>=', level)
+      .where(activeOn('m.expires_at', day))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
   }
 
-  accessLevel(projectId: number, userId: number, arrival?: Arrival): Promise<number | null> {
-    return this.levels.get(
+  /**
+   * The user's access level in the project on `day` (YYYY-MM-DD, UTC): null for non-members and
+   * for a membership that has expired (domain/membership-expiry), whether or not the job has
+   * removed it yet. The cache keeps the membership; the day is judged on every read.
+   */
+  async accessLevel(
+    projectId: number,
+    userId: number,
+    arrival?: Arrival,
+    day: string = membershipDay(Date.now()),
+  ): Promise<number | null> {
+    const member = await this.levels.get(
       `${projectId}:${userId}`,
       async () => {
         const row = await this.db
           .selectFrom('project_members')
-          .select('access_level')
+          .select(['access_level', 'expires_at'])
           .where('project_id', '=', projectId)
           .where('user_id', '=', userId)
           .executeTakeFirst();
-        return row ? row.access_level : null;
+        return row ? { accessLevel: row.access_level, expiresAt: row.expires_at } : null;
       },
       arrival,
     );
+    return activeLevel(member, day);
   }
 
   /** Access levels of one user in many projects (for per-request batching). */
-  async accessLevels(userId: number, projectIds: readonly number[]): Promise<Map<number, number>> {
+  async accessLevels(
+    userId: number,
+    projectIds: readonly number[],
+    day: string = membershipDay(Date.now()),
+  ): Promise<Map<number, number>> {
     if (projectIds.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('project_members')
       .select(['project_id', 'access_level'])
       .where('user_id', '=', userId)
       .where('project_id', 'in', [...projectIds])
+      .where(activeOn('expires_at', day))
       .execute();
     return new Map(rows.map((r) => [r.project_id, r.access_level]));
   }

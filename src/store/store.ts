@@ -97,7 +97,7 @@ export class Store {
     this.mergeRequests = new MergeRequestStore(db, conn.dialect);
     this.milestones = new MilestoneStore(db, conn.dialect);
     this.notes = new NoteStore(db);
-    this.members = new MemberStore(db);
+    this.members = new MemberStore(db, conn.dialect);
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
     this.navigation = new NavigationStore(db, conn.dialect);

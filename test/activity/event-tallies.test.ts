@@ -226,6 +226,11 @@ for (const dialect of DIALECTS) {
         .select(['id', 'project_id', 'author_id', 'confidential'])
         .execute();
       const issueOf = new Map(issueRows.map((i) => [i.id, i]));
+      const noteRows = await db
+        .selectFrom('notes')
+        .select(['id', 'project_id', 'noteable_type'])
+        .execute();
+      const noteOf = new Map(noteRows.map((n) => [n.id, n]));
       let merged = 0;
       for (const q of checked) {
         if (q.source.kind !== 'author') continue;
@@ -250,8 +255,19 @@ for (const dialect of DIALECTS) {
           const level = viewer ? levelOf(e.project_id, viewer.userId) : null;
           if (!canReadProject(visibilityOf.get(e.project_id)!, viewer, level)) return false;
           const reporter = (level ?? 0) >= 20;
-          if (e.action === actionCode('pushed') && visibilityOf.get(e.project_id) === 'private') {
-            if (!reporter) return false;
+          if (visibilityOf.get(e.project_id) === 'private' && !reporter) {
+            // No code and no merge requests (their events and notes) for guests of a private
+            // project; a note is shown only when its row says it is elsewhere.
+            if (e.action === actionCode('pushed') || e.target_type === 'MergeRequest') return false;
+            if (e.target_type === 'Note' && e.issue_id === null) {
+              const note = noteOf.get(e.target_id ?? 0);
+              if (
+                !note ||
+                note.project_id !== e.project_id ||
+                note.noteable_type === 'MergeRequest'
+              )
+                return false;
+            }
           }
           const issue = e.issue_id === null ? undefined : issueOf.get(e.issue_id);
           const confidential =

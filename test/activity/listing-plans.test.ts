@@ -213,11 +213,20 @@ for (const dialect of DIALECTS) {
         for (const [name, q] of counted) {
           const plan = await server.store.events.explain(q, { kind: 'count' });
           const walk = plan.find((line) => /^SEARCH e /.test(line));
+          // Alice is Guest in the private project: notes on its merge requests are hidden from
+          // her, and only the event's row (its target) and the note tell which those are.
+          const guest = name.startsWith('project') || name.startsWith('author, signed in');
           assert.match(
             walk ?? '',
-            /^SEARCH e USING COVERING INDEX events_/,
+            guest ? /^SEARCH e USING INDEX events_/ : /^SEARCH e USING COVERING INDEX events_/,
             `${name}:\n${plan.join('\n')}`,
           );
+          if (guest) {
+            assert.ok(
+              plan.some((line) => /^SEARCH n USING INTEGER PRIMARY KEY/.test(line)),
+              `${name}:\n${plan.join('\n')}`,
+            );
+          }
         }
       },
     );

@@ -1,4 +1,5 @@
 /** Shared setup for the write tests: a server, users with tokens, and a JSON client. */
+import type { Config } from '../../src/config.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { type HttpResult, call } from '../helpers/http.js';
 import { type TestDialect, type TestServer, startServer } from '../helpers/server.js';
@@ -14,8 +15,9 @@ export interface Actors {
 export async function startWithUsers(
   dialect: TestDialect,
   usernames: string[] = ['alice', 'bob', 'carol', 'dave'],
+  config: Partial<Config> = {},
 ): Promise<Actors> {
-  const server = await startServer({ dialect });
+  const server = await startServer({ dialect, config });
   const fx = new Fixtures(server.store);
   const tokens: Record<string, string> = {};
   const ids: Record<string, number> = {};

@@ -8,6 +8,7 @@ import type { EventFilter } from '../../domain/filters.js';
 import {
   type Viewer,
   canReadConfidential,
+  canReadMergeRequests,
   canReadPersonalSnippet,
 } from '../../domain/visibility.js';
 import type { Arrival } from '../../store/database.js';
@@ -185,6 +186,15 @@ export class ActivityReader {
       issue = row ? issueView(row) : null;
     }
     if (issue?.confidential && !canReadConfidential(issue, this.viewer, resolved.accessLevel)) {
+      return null;
+    }
+    const onMergeRequest =
+      target.type === 'MergeRequest' ||
+      (target.type === 'Note' && target.note.noteableType === 'MergeRequest');
+    if (
+      onMergeRequest &&
+      !canReadMergeRequests(resolved.project.visibility, this.viewer, resolved.accessLevel)
+    ) {
       return null;
     }
     return target;

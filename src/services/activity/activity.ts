@@ -14,6 +14,7 @@ import type { EventQuery } from '../../store/events.js';
 import type { ProjectRow, UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { ActivityReader, type EventReads } from './activity-reader.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import type { Clock } from '../clock.js';
 import { EventListing, type ListingContext } from './event-listing.js';
 import { type EventView, hydrateEvents } from './event-views.js';
@@ -141,7 +142,7 @@ export class ActivityService {
     }
     if (!project) throw new NotFoundError('Project');
     const accessLevel = viewer
-      ? await this.store.projects.accessLevel(project.id, viewer.userId, arrival)
+      ? await this.store.projects.accessLevel(project.id, viewer.userId, arrival, this.day())
       : null;
     if (!canReadProject(project.visibility as never, viewer, accessLevel))
       throw new NotFoundError('Project');
@@ -160,7 +161,7 @@ export class ActivityService {
     filter: EventFilter,
     arrival?: Arrival,
   ): EventListing {
-    return this.listing(viewerQuery(viewer, scope, filter), arrival);
+    return this.listing(this.dated(viewerQuery(viewer, scope, filter)), arrival);
   }
 
   /** A user's events; empty by rule for a profile the viewer may not read. */
@@ -170,7 +171,7 @@ export class ActivityService {
     viewer: Viewer | null,
     arrival?: Arrival,
   ): EventListing {
-    const q = userQuery(user, filter, viewer);
+    const q = this.dated(userQuery(user, filter, viewer));
     return q ? this.listing(q, arrival) : EventListing.EMPTY;
   }
 
@@ -183,7 +184,9 @@ export class ActivityService {
     viewer: Viewer | null,
     from: number,
   ): Promise<Array<{ day: number; count: number }>> {
-    const q = userQuery(user, { sort: 'desc', kinds: CONTRIBUTIONS, createdFrom: from }, viewer);
+    const q = this.dated(
+      userQuery(user, { sort: 'desc', kinds: CONTRIBUTIONS, createdFrom: from }, viewer),
+    );
     return q ? this.store.events.countByDay(q) : [];
   }
 
@@ -194,7 +197,17 @@ export class ActivityService {
     viewer: Viewer | null,
     arrival?: Arrival,
   ) {
-    return this.listing(projectQuery(resolved, filter, viewer), arrival);
+    return this.listing(this.dated(projectQuery(resolved, filter, viewer)), arrival);
+  }
+
+  /** The UTC day memberships are judged on now (domain/membership-expiry). */
+  private day(): string {
+    return membershipDay(this.clock.now());
+  }
+
+  /** A query that judges memberships on today's date (an expired one grants nothing). */
+  private dated<Q extends EventQuery | null>(q: Q): Q {
+    return (q === null ? q : { ...q, day: this.day() }) as Q;
   }
 
   private listing(q: EventQuery, arrival: Arrival): EventListing {
@@ -211,7 +224,10 @@ export class ActivityService {
     viewer: Viewer | null,
     arrival?: Arrival,
   ): Promise<ResolvedListing> {
-    return new ResolvedListing(await this.query(source, filter, viewer, arrival), arrival);
+    return new ResolvedListing(
+      this.dated(await this.query(source, filter, viewer, arrival)),
+      arrival,
+    );
   }
 
   /**
@@ -220,7 +236,7 @@ export class ActivityService {
    */
   async mark(listing: ResolvedListing, page?: OffsetPage, arrival?: Arrival): Promise<string> {
     const { mark, snapshot } = await this.listings.cache.mark(
-      listing.query,
+      this.dated(listing.query),
       page && pageBounds(page),
       arrival,
     );
@@ -234,7 +250,8 @@ export class ActivityService {
    */
   async remark(listing: ResolvedListing, page?: OffsetPage, arrival?: Arrival): Promise<string> {
     const bounds = page && pageBounds(page);
-    return (await this.listings.cache.mark(listing.query, bounds, arrival)).mark;
+    // Dated afresh: a kept answer's memberships are judged on the day it is asked again.
+    return (await this.listings.cache.mark(this.dated(listing.query), bounds, arrival)).mark;
   }
 
   /**
@@ -242,7 +259,7 @@ export class ActivityService {
    * that may read any listing, which moves on every append (ListingCache `versionMarks`).
    */
   versionMarks(arrival?: Arrival): Promise<VersionMarks> {
-    return this.listings.cache.versionMarks(arrival);
+    return this.listings.cache.versionMarks(arrival, this.day());
   }
 
   /** The store query behind a source, or null when the answer is empty by rule. */

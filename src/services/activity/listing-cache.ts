@@ -20,7 +20,7 @@
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
 import type { Arrival } from '../../store/database.js';
-import type { EventQuery } from '../../store/events.js';
+import { type EventQuery, dayOf } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Metrics } from '../metrics.js';
@@ -169,16 +169,18 @@ export class ListingCache {
   ): Promise<{ mark: string; snapshot: ListingSnapshot }> {
     const snapshot = await this.clock.current(arrival);
     if (!q) return { mark: `${snapshot.version}:empty`, snapshot };
+    // A signed-in viewer's memberships may expire with the day, which no write announces.
+    const day = q.viewer ? `:d${dayOf(q)}` : '';
     const epoch = page ? this.appendsLeaveAsItIs(q, page, snapshot) : null;
     if (epoch !== null) {
-      return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc`, snapshot };
+      return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc${day}`, snapshot };
     }
     const members = await this.memberIds(q, arrival);
     // Read together, with no wait in between: the feed may start over at any wait.
     const floor = this.clock.floor;
     const last =
       snapshot.id < floor ? `h${snapshot.id}` : Math.min(this.lastChange(q, members), snapshot.id);
-    return { mark: `${snapshot.version}:${snapshot.deletions}:${floor}:${last}`, snapshot };
+    return { mark: `${snapshot.version}:${snapshot.deletions}:${floor}:${last}${day}`, snapshot };
   }
 
   /**
@@ -221,9 +223,10 @@ export class ListingCache {
    * `head`, the same with the newest event id, for answers that may read any event (every append
    * moves it).
    */
-  async versionMarks(arrival?: Arrival): Promise<VersionMarks> {
+  async versionMarks(arrival: Arrival | undefined, day: string): Promise<VersionMarks> {
     const snapshot = await this.clock.current(arrival);
-    const version = `${snapshot.version}:${snapshot.deletions}`;
+    // Memberships expire with the day (domain/membership-expiry), which no write announces.
+    const version = `${snapshot.version}:${snapshot.deletions}:d${day}`;
     return { version, head: `${version}:h${snapshot.id}` };
   }
 
@@ -358,7 +361,7 @@ export class ListingCache {
   /** Ids of the projects a cross-project listing spans (scope=all), or null. */
   private async memberIds(q: EventQuery, arrival?: Arrival): Promise<number[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    const projects = await this.store.events.memberProjects(q.source.userId, arrival);
+    const projects = await this.store.events.memberProjects(q.source.userId, arrival, dayOf(q));
     return projects.map((p) => p.projectId);
   }
 
@@ -578,7 +581,8 @@ export function listingKey(q: EventQuery): string {
   const f = q.filter;
   return [
     JSON.stringify(q.source),
-    q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}` : '-',
+    // The day judges the viewer's memberships (a project source's level is judged already).
+    q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}:${dayOf(q)}` : '-',
     f.action ?? '',
     f.targetType ?? '',
     f.kinds ? JSON.stringify(f.kinds) : '',

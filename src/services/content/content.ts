@@ -12,7 +12,7 @@ import type { Store } from '../../store/store.js';
 import type { EventHooks } from '../activity/event-hooks.js';
 import type { Clock } from '../clock.js';
 import { isDeadlock, isUniqueViolation } from '../../store/constraint-errors.js';
-import { type Actor, RaceLost } from './context.js';
+import { type AccessSubject, type Actor, RaceLost } from './context.js';
 import { ContentOps } from './ops.js';
 import { EventRecorder } from './recorder.js';
 
@@ -36,6 +36,22 @@ export interface IdempotentRequest {
 /** How long an answer is kept for retries (Stripe and the IETF draft: 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
+
+/**
+ * A stored answer is `{ [ENVELOPE]: 1, body, subjects }`: the body sent, and what the write read
+ * access to (checked again before a replay). Answers stored before subjects were kept are the bare
+ * body; their write's project is then not known, and they replay as before.
+ */
+const ENVELOPE = 'pulsegate_answer';
+
+function storedAnswer(response: string): { body: unknown; subjects: AccessSubject[] } {
+  const parsed = JSON.parse(response) as unknown;
+  if (parsed !== null && typeof parsed === 'object' && ENVELOPE in parsed) {
+    const { body, subjects } = parsed as unknown as { body: unknown; subjects: AccessSubject[] };
+    return { body, subjects };
+  }
+  return { body: parsed, subjects: [] };
+}
 
 /** Thrown inside a transaction to roll it back when another request stored the key first. */
 class KeyTaken extends Error {}
@@ -83,23 +99,32 @@ export class ContentService {
   private async transaction<T>(
     actor: Actor | null,
     work: (ops: ContentOps) => Promise<T>,
+    subjects?: AccessSubject[],
   ): Promise<T> {
     try {
-      return await this.attempt(actor, work);
+      return await this.attempt(actor, work, subjects);
     } catch (error) {
       if (!(error instanceof RaceLost) && !isUniqueViolation(error) && !isDeadlock(error)) {
         throw error;
       }
-      return this.attempt(actor, work);
+      // What the lost attempt read is not what this one reads.
+      if (subjects) subjects.length = 0;
+      return this.attempt(actor, work, subjects);
     }
   }
 
-  private async attempt<T>(actor: Actor | null, work: (ops: ContentOps) => Promise<T>): Promise<T> {
+  private async attempt<T>(
+    actor: Actor | null,
+    work: (ops: ContentOps) => Promise<T>,
+    subjects: AccessSubject[] | undefined,
+  ): Promise<T> {
     let recorder: EventRecorder | undefined;
     const result = await this.store.transaction(async (tx) => {
       const now = this.clock.now();
       recorder = new EventRecorder(tx, this.hooks, now);
-      return work(new ContentOps({ store: tx, now, actor, recorder }));
+      return work(
+        new ContentOps({ store: tx, now, actor, recorder, ...(subjects && { subjects }) }),
+      );
     });
     this.hooks.announce(recorder!.written, this.report);
     return result;
@@ -132,29 +157,37 @@ export class ContentService {
         // The IETF draft's 422: a key reused for a different request is a client bug.
         throw new UnprocessableError('Idempotency-Key was already used for a different request');
       }
-      return { status: found.status, body: JSON.parse(found.response) as unknown, replayed: true };
+      const stored = storedAnswer(found.response);
+      // Only to someone who may still read what it shows; else what a fresh request would meet.
+      await this.reading(actor).recheck(stored.subjects);
+      return { status: found.status, body: stored.body, replayed: true };
     };
     const earlier = await replay();
     if (earlier) return earlier;
+    const subjects: AccessSubject[] = [];
     try {
-      const answer = await this.write(actor, async (ops) => {
-        const result = await work(ops);
-        const now = this.clock.now();
-        const saved = await ops.context.store.idempotency.save(
-          {
-            user_id: userId,
-            idempotency_key: key,
-            request: idempotent.request,
-            body_digest: digest,
-            status: result.status,
-            response: JSON.stringify(result.body),
-            created_at: now,
-          },
-          now - IDEMPOTENCY_RETENTION_MS,
-        );
-        if (!saved) throw new KeyTaken();
-        return result;
-      });
+      const answer = await this.transaction(
+        actor,
+        async (ops) => {
+          const result = await work(ops);
+          const now = this.clock.now();
+          const saved = await ops.context.store.idempotency.save(
+            {
+              user_id: userId,
+              idempotency_key: key,
+              request: idempotent.request,
+              body_digest: digest,
+              status: result.status,
+              response: JSON.stringify({ [ENVELOPE]: 1, body: result.body, subjects }),
+              created_at: now,
+            },
+            now - IDEMPOTENCY_RETENTION_MS,
+          );
+          if (!saved) throw new KeyTaken();
+          return result;
+        },
+        subjects,
+      );
       return { ...answer, replayed: false };
     } catch (error) {
       if (!(error instanceof KeyTaken)) throw error;

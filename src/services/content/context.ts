@@ -4,6 +4,7 @@
  */
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../domain/errors.js';
 import { type Ability, type ProjectActor, can } from '../../domain/permissions.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import { canReadProject } from '../../domain/visibility.js';
 import type { Visibility } from '../../domain/vocabulary.js';
 import type { ProjectRow } from '../../store/schema.js';
@@ -25,11 +26,22 @@ export interface Actor {
   viewer: Viewer;
 }
 
+/**
+ * Something a write found the actor may read before acting on it: its project, and the issue or
+ * merge request it read or made. A retry with the same `Idempotency-Key` checks them again before
+ * it gets the stored answer (ContentService.writeOnce).
+ */
+export type AccessSubject =
+  | { kind: 'project'; projectId: number }
+  | { kind: 'issue' | 'merge_request'; projectId: number; iid: number };
+
 export interface OpsContext {
   store: Store;
   now: number;
   actor: Actor | null;
   recorder: EventRecorder | null;
+  /** Where a write that may be replayed notes what it read access to (`AccessSubject`). */
+  subjects?: AccessSubject[];
 }
 
 const SIGNED_NUMERIC_ID = /^-?\d+$/;
@@ -87,7 +99,12 @@ export class Ops {
     if (!project) throw new NotFoundError('Project');
     const viewer = this.context.actor?.viewer ?? null;
     const accessLevel = viewer
-      ? await this.store.projects.accessLevel(project.id, viewer.userId)
+      ? await this.store.projects.accessLevel(
+          project.id,
+          viewer.userId,
+          undefined,
+          membershipDay(this.now),
+        )
       : null;
     if (!canReadProject(project.visibility as Visibility, viewer, accessLevel)) {
       throw new NotFoundError('Project');
@@ -95,7 +112,19 @@ export class Ops {
     const policy = viewer
       ? { viewer, visibility: project.visibility as Visibility, accessLevel }
       : null;
+    this.readAccess({ kind: 'project', projectId: project.id });
     return { project, accessLevel, policy };
+  }
+
+  /** Notes a subject whose read access this write relied on (see `AccessSubject`). */
+  protected readAccess(subject: AccessSubject): void {
+    const { subjects } = this.context;
+    if (!subjects) return;
+    const same = (s: AccessSubject) =>
+      s.kind === subject.kind &&
+      s.projectId === subject.projectId &&
+      ('iid' in s ? s.iid : 0) === ('iid' in subject ? subject.iid : 0);
+    if (!subjects.some(same)) subjects.push(subject);
   }
 
   /** The project, when the actor has `ability` in it; else 403 (or 404 when unreadable). */

@@ -4,7 +4,7 @@
  * Confidential issues exist only for those who may read them (404 to everyone else).
  */
 import { ForbiddenError, InvalidRecordError, NotFoundError } from '../../domain/errors.js';
-import { canUpdateTracked } from '../../domain/permissions.js';
+import { canUpdateTracked, issueMetadataKept } from '../../domain/permissions.js';
 import {
   type FieldErrors,
   type TrackedStateEvent,
@@ -61,12 +61,14 @@ export interface IssueListQuery extends Page {
 export class IssueOps extends Ops {
   async create(idOrPath: string, input: NewIssue): Promise<IssueDetail> {
     const access = await this.project(idOrPath);
-    this.require(access, 'create_issue');
+    const policy = this.require(access, 'create_issue');
     const errors: FieldErrors = {};
     checkTitle(errors, input.title);
     checkDescription(errors, input.description ?? '');
     if (hasErrors(errors)) throw new InvalidRecordError(errors);
-    const milestoneId = await this.milestoneIn(access, input.milestoneId);
+    const milestoneId = issueMetadataKept(policy)
+      ? await this.milestoneIn(access, input.milestoneId)
+      : null;
     const milestone = milestoneId === null ? null : await this.milestoneView(milestoneId);
     const row = await this.store.issues.create({
       project_id: access.project.id,
@@ -81,6 +83,7 @@ export class IssueOps extends Ops {
       closed_at: null,
       closed_by_id: null,
     });
+    this.readAccess({ kind: 'issue', projectId: row.project_id, iid: row.iid });
     await this.recorder.record({
       projectId: row.project_id,
       authorId: row.author_id,
@@ -151,7 +154,7 @@ export class IssueOps extends Ops {
     if (changes.title !== undefined) patch.title = changes.title;
     if (changes.description !== undefined) patch.description = changes.description;
     if (changes.confidential !== undefined) patch.confidential = changes.confidential ? 1 : 0;
-    if (changes.milestoneId !== undefined)
+    if (changes.milestoneId !== undefined && issueMetadataKept(policy))
       patch.milestone_id = await this.milestoneIn(access, changes.milestoneId);
     const transition = trackedTransition(changes.stateEvent, row.state);
     Object.assign(patch, this.transitionColumns(transition));
@@ -189,6 +192,7 @@ export class IssueOps extends Ops {
     ) {
       throw new NotFoundError('Issue');
     }
+    this.readAccess({ kind: 'issue', projectId: row.project_id, iid: row.iid });
     return row;
   }
 

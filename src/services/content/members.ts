@@ -10,9 +10,10 @@ import {
   InvalidRecordError,
   NotFoundError,
 } from '../../domain/errors.js';
-import { canGrant, canRemoveMember } from '../../domain/permissions.js';
+import { canGrant, canRemoveMember, mayEndOwnership } from '../../domain/permissions.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import { utcDay } from '../../domain/content-rules.js';
-import { ACCESS_LEVEL_VALUES } from '../../domain/vocabulary.js';
+import { ACCESS_LEVELS, ACCESS_LEVEL_VALUES } from '../../domain/vocabulary.js';
 import { isUniqueViolation } from '../../store/constraint-errors.js';
 import type { MemberRow } from '../../store/schema.js';
 import type { MemberView, UserView } from '../views.js';
@@ -89,11 +90,14 @@ export class MemberOps extends Ops {
   async remove(idOrPath: string, userId: number): Promise<void> {
     const access = await this.project(idOrPath);
     if (!access.policy) throw new ForbiddenError();
+    // Held to the commit: the membership and the project's other Owners are read as they stand.
+    await this.store.members.lockProject(access.project.id);
     const row = await this.store.members.get(access.project.id, userId);
     if (!row) throw new NotFoundError('Member');
     if (!canRemoveMember(access.policy, { userId, accessLevel: row.access_level })) {
       throw new ForbiddenError();
     }
+    await this.keepAnOwner(access.project, row);
     // Another request may have removed it meanwhile: then it is gone, and so is our event.
     if (!(await this.store.members.remove(access.project.id, userId))) {
       throw new NotFoundError('Member');
@@ -105,6 +109,30 @@ export class MemberOps extends Ops {
       targetType: null,
       targetId: null,
     });
+  }
+
+  /**
+   * Refuses (403) to end the last Owner's membership or the personal namespace owner's. The
+   * caller holds the project's row from before the count to the commit, so two Owners removing
+   * each other at once cannot both succeed.
+   */
+  private async keepAnOwner(
+    project: { id: number; namespace: string },
+    row: MemberRow,
+  ): Promise<void> {
+    if (row.access_level < ACCESS_LEVELS.owner) return;
+    const user = await this.store.users.byId(row.user_id);
+    const isNamespaceOwner =
+      user !== undefined && user.username.toLowerCase() === project.namespace.toLowerCase();
+    const others = await this.store.members.otherOwners(
+      project.id,
+      row.user_id,
+      ACCESS_LEVELS.owner,
+      membershipDay(this.now),
+    );
+    if (!mayEndOwnership({ accessLevel: row.access_level, isNamespaceOwner }, others)) {
+      throw new ForbiddenError();
+    }
   }
 
   /**

@@ -22,6 +22,8 @@ import {
   checkTitle,
   hasErrors,
 } from '../../domain/content-rules.js';
+import { canReadMergeRequests } from '../../domain/visibility.js';
+import type { Visibility } from '../../domain/vocabulary.js';
 import type { MergeRequestRow } from '../../store/schema.js';
 import {
   type MergeRequestView,
@@ -121,6 +123,7 @@ export class MergeRequestOps extends Ops {
       merged_at: null,
       merged_by_id: null,
     });
+    this.readAccess({ kind: 'merge_request', projectId: row.project_id, iid: row.iid });
     await this.event(row, 'created');
     return (await this.details(access, [row]))[0]!;
   }
@@ -156,6 +159,8 @@ export class MergeRequestOps extends Ops {
     q: MergeRequestListQuery,
   ): Promise<{ mergeRequests: MergeRequestDetail[]; total: number }> {
     const access = await this.project(idOrPath);
+    // GitLab authorizes the list on the project: 403 where merge requests are hidden from the reader.
+    if (!this.readsMergeRequests(access)) throw new ForbiddenError();
     const query = { projectId: access.project.id, ...q };
     const [rows, total] = await Promise.all([
       this.store.mergeRequests.list(query),
@@ -272,12 +277,25 @@ export class MergeRequestOps extends Ops {
     };
   }
 
+  /** The merge request, if this reader may see it; unknown and hidden ones are both 404. */
   async find(access: ProjectAccess, iid: number): Promise<MergeRequestRow> {
-    const row = isRowId(iid)
-      ? await this.store.mergeRequests.byIid(access.project.id, iid, this.writing)
-      : undefined;
+    const row =
+      isRowId(iid) && this.readsMergeRequests(access)
+        ? await this.store.mergeRequests.byIid(access.project.id, iid, this.writing)
+        : undefined;
     if (!row) throw new NotFoundError('Merge Request');
+    this.readAccess({ kind: 'merge_request', projectId: row.project_id, iid: row.iid });
     return row;
+  }
+
+  /** `read_merge_request` (domain/visibility): in a private project, Reporter and up. */
+  private readsMergeRequests(access: ProjectAccess): boolean {
+    const viewer = this.context.actor?.viewer ?? null;
+    return canReadMergeRequests(
+      access.project.visibility as Visibility,
+      viewer,
+      access.accessLevel,
+    );
   }
 
   private async event(

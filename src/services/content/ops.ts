@@ -2,7 +2,7 @@
  * Every content operation for one actor, on one store (a transaction's, for writes). Faces reach
  * them as `ops.issues.create(…)` inside `ContentService.write`, or `reading(actor).issues.get(…)`.
  */
-import type { OpsContext } from './context.js';
+import type { AccessSubject, OpsContext } from './context.js';
 import { IssueOps } from './issues.js';
 import { MemberOps } from './members.js';
 import { MergeRequestOps } from './merge-requests.js';
@@ -28,5 +28,18 @@ export class ContentOps {
     this.milestones = new MilestoneOps(context);
     this.notes = new NoteOps(context);
     this.pushes = new PushOps(context);
+  }
+
+  /**
+   * Throws what a fresh request would meet first when the actor may no longer read one of these
+   * (404 for a project or an object now hidden from them): a retry's stored answer is replayed
+   * only to someone who could still see what it shows.
+   */
+  async recheck(subjects: readonly AccessSubject[]): Promise<void> {
+    for (const subject of subjects) {
+      const access = await this.issues.project(subject.projectId);
+      if (subject.kind === 'issue') await this.issues.readable(access, subject.iid);
+      if (subject.kind === 'merge_request') await this.mergeRequests.find(access, subject.iid);
+    }
   }
 }

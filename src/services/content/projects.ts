@@ -10,6 +10,7 @@ import {
   hasErrors,
   pathFromName,
 } from '../../domain/content-rules.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import { ACCESS_LEVELS, type Visibility } from '../../domain/vocabulary.js';
 import { isUniqueViolation } from '../../store/constraint-errors.js';
 import { type ProjectView, projectView } from '../views.js';
@@ -46,7 +47,12 @@ export class ProjectOps extends Ops {
     const namespace = input.namespace ?? user.username;
     const owns =
       namespace.toLowerCase() !== user.username.toLowerCase() &&
-      (await this.store.projects.hasLevelInNamespace(user.id, namespace, ACCESS_LEVELS.owner));
+      (await this.store.projects.hasLevelInNamespace(
+        user.id,
+        namespace,
+        ACCESS_LEVELS.owner,
+        membershipDay(this.now),
+      ));
     if (!canCreateProjectIn({ ...viewer, username: user.username }, namespace, owns)) {
       throw new ForbiddenError('You are not allowed to create projects in this namespace.');
     }
@@ -87,6 +93,23 @@ export class ProjectOps extends Ops {
       created_at: this.now,
       created_by_id: user.id,
     });
+    // A personal namespace's owner owns every project in it, also one an admin made there; that
+    // membership can never be removed (MemberOps.remove).
+    const namespaceOwner =
+      namespace.toLowerCase() === user.username.toLowerCase()
+        ? undefined
+        : await this.store.users.byUsername(namespace);
+    if (namespaceOwner) {
+      await this.store.members.add({
+        project_id: row.id,
+        user_id: namespaceOwner.id,
+        access_level: ACCESS_LEVELS.owner,
+        expires_at: null,
+        created_at: this.now,
+        created_by_id: user.id,
+      });
+    }
+    this.readAccess({ kind: 'project', projectId: row.id });
     await this.recorder.record({
       projectId: row.id,
       authorId: user.id,

@@ -16,6 +16,7 @@ import { digest } from '../../domain/secrets.js';
 import type { IdentityStore } from '../../store/identity.js';
 import type { OAuthStore } from '../../store/oauth.js';
 import type { Store } from '../../store/store.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
 import type { Clock } from '../clock.js';
 
 export class IdentityService {
@@ -31,7 +32,9 @@ export class IdentityService {
   async claims(userId: number, scopes: readonly Scope[]): Promise<Record<string, unknown> | null> {
     const user = await this.store.users.byId(userId);
     if (!user || user.state !== 'active') return null;
-    const groups = scopes.includes('profile') ? await this.identity.groupsOf(user.id) : [];
+    const groups = scopes.includes('profile')
+      ? await this.identity.groupsOf(user.id, membershipDay(this.clock.now()))
+      : [];
     return identityClaims({ user, groups, externalUrl: this.externalUrl() }, scopes);
   }
 
