@@ -21,13 +21,13 @@ export const actorOf = (principal: Principal): Actor => ({
   viewer: principal.viewer,
 });
 
-/** The request's parameters (path, query, body), declared and coerced as Grape does. */
+/** The request's parameters (query, body, then path), declared and coerced as Grape does. */
 export function params<S extends Record<string, ParamSpec>>(
   request: FastifyRequest,
   specs: S,
 ): { [K in keyof S]?: ParamValue } {
   return readParams(
-    mergedParams({ ...(request.query as object), ...(request.params as object) }, request.body),
+    mergedParams(request.query, request.body, request.params as Record<string, string>),
     specs,
   );
 }
