@@ -269,6 +269,28 @@ for (const dialect of DIALECTS) {
       assert.equal(past.status, 422);
     });
 
+    it('personal access tokens: the form offers write_repository; a push token is made for pushes only', async () => {
+      const page = await browser.fetch('/profile/personal_access_tokens');
+      assert.match(
+        page.text,
+        /<input\s+type="checkbox"\s+name="scopes"\s+value="write_repository"/,
+      );
+      const token = csrfOf(page.text);
+      const created = await browser.fetch('/profile/personal_access_tokens', {
+        form: { authenticity_token: token, name: 'post-receive', scopes: 'write_repository' },
+      });
+      assert.equal(created.status, 201, created.text);
+      const pat = /id="created-token">([^<]+)</.exec(created.text)![1]!;
+      const principal = await world.server.services.credentials.authenticate({
+        privateTokenHeader: pat,
+      });
+      assert.deepEqual(principal?.scopes, ['write_repository']);
+      const user = await fetch(`${world.server.url}/api/v4/user`, {
+        headers: { 'private-token': pat },
+      });
+      assert.equal(user.status, 403);
+    });
+
     it('two-factor: enrol with QR and key, confirm, recovery codes once; sign-in then asks for a code', async () => {
       const bob = new Browser(world.server.url);
       await bob.signIn('bob', PASSWORD);
