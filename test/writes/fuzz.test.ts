@@ -1,13 +1,15 @@
 /**
  * Property-based: random bodies (JSON of any shape, form bodies, wrong types, huge and odd
- * strings), ids and state events thrown at every write never produce a 5xx, a hang or a
- * half-written object: every answer is a 2xx or 4xx in GitLab's JSON shapes, and every 201 left
- * exactly one event. Valid writes are mixed into every run and must still succeed, so a server
- * that refuses everything fails.
+ * strings, NUL characters), ids, hook triggers and push reports thrown at every REST write route
+ * pulsegate serves never produce a 5xx, a hang or a half-written object: every answer is a 2xx or
+ * a 4xx in one of GitLab's JSON error shapes, and every 201 left exactly one event. Each run also
+ * makes one valid write, cycling through the write routes, which must answer its exact status, so
+ * a server that refuses everything fails.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { HOOK_TRIGGERS } from '../../src/domain/webhook-triggers.js';
 import { DIALECTS } from '../helpers/server.js';
 import { type Actors, api, startWithUsers } from './helpers.js';
 
@@ -54,17 +56,65 @@ const KEYS = [
   'path',
   'visibility',
   'iids',
+  'id',
+  'issue_iid',
+  'url',
+  'token',
+  'push_events',
+  'issues_events',
+  'enable_ssl_verification',
+  'changes',
 ];
-const body = fc.oneof(fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 5 }), value);
+const SHA = fc.constantFrom('0'.repeat(40), 'a'.repeat(40), 'b'.repeat(40), 'A'.repeat(40), 'x');
+/** Push reports near the valid shape, each field sometimes replaced by anything. */
+const change = fc.record(
+  {
+    before: fc.oneof(SHA, scalar),
+    after: fc.oneof(SHA, scalar),
+    ref: fc.oneof(fc.constantFrom('refs/heads/main', 'refs/tags/v1', 'refs/heads/a..b'), scalar),
+    total_commits_count: fc.oneof(fc.constantFrom(0, 1, 2), scalar),
+    commits: fc.oneof(
+      fc.array(
+        fc.record({
+          id: fc.oneof(SHA, scalar),
+          message: fc.oneof(fc.string({ maxLength: 20 }), scalar),
+          timestamp: fc.oneof(fc.constant('2026-01-10T09:30:00Z'), scalar),
+          author: fc.oneof(
+            fc.record({ name: fc.oneof(fc.constant('A'), scalar), email: scalar }),
+            scalar,
+          ),
+        }),
+        { maxLength: 2 },
+      ),
+      value,
+    ),
+  },
+  { requiredKeys: [] },
+);
+const pushBody = fc.record({ changes: fc.oneof(fc.array(change, { maxLength: 2 }), value) });
+const body = fc.oneof(
+  fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 5 }),
+  value,
+  pushBody,
+);
 const idText = fc.oneof(
   fc.constantFrom('1', '2', '0', '-1', '99999', '1e3', 'abc', '%2F', '9'.repeat(30), ''),
   fc.nat({ max: 5 }).map(String),
 );
 
-const ENDPOINTS: [method: string, path: (p: string, n: string) => string][] = [
+const trigger = fc.oneof(fc.constantFrom(...HOOK_TRIGGERS), fc.constantFrom('bogus', '', '%00'));
+
+/** Every REST write route (src/rest/*.ts): method, path from (project, id, other id, trigger). */
+const ENDPOINTS: [
+  method: string,
+  path: (p: string, n: string, m: string, trigger: string) => string,
+][] = [
+  ['POST', () => '/projects'],
   ['POST', (p) => `/projects/${p}/issues`],
   ['PUT', (p, n) => `/projects/${p}/issues/${n}`],
   ['POST', (p, n) => `/projects/${p}/issues/${n}/notes`],
+  ['POST', (p, n) => `/projects/${p}/merge_requests/${n}/notes`],
+  ['POST', (p, n) => `/projects/${p}/snippets/${n}/notes`],
   ['POST', (p) => `/projects/${p}/merge_requests`],
   ['PUT', (p, n) => `/projects/${p}/merge_requests/${n}`],
   ['PUT', (p, n) => `/projects/${p}/merge_requests/${n}/merge`],
@@ -74,22 +124,129 @@ const ENDPOINTS: [method: string, path: (p: string, n: string) => string][] = [
   ['DELETE', (p, n) => `/projects/${p}/milestones/${n}`],
   ['POST', (p) => `/projects/${p}/members`],
   ['DELETE', (p, n) => `/projects/${p}/members/${n}`],
-  ['POST', () => '/projects'],
+  ['POST', (p) => `/projects/${p}/hooks`],
+  ['PUT', (p, n) => `/projects/${p}/hooks/${n}`],
+  ['DELETE', (p, n) => `/projects/${p}/hooks/${n}`],
+  ['POST', (p, n, _m, t) => `/projects/${p}/hooks/${n}/test/${t}`],
+  ['POST', (p, n, m) => `/projects/${p}/hooks/${n}/events/${m}/resend`],
+  ['POST', (p) => `/projects/${p}/pushes`],
 ];
+
+/** GitLab's error bodies: Grape's `error`, a `message` (text or per field), OAuth's scope error. */
+function assertErrorShape(status: number, b: unknown, where: string): void {
+  assert.ok(b !== null && typeof b === 'object' && !Array.isArray(b), `${where}: ${String(b)}`);
+  const body = b as Record<string, unknown>;
+  const keys = Object.keys(body).sort().join(' ');
+  const text = (v: unknown) => typeof v === 'string' && v.length > 0;
+  if (keys === 'error') assert.ok(text(body.error), where);
+  else if (keys === 'message' && typeof body.message === 'object' && body.message !== null) {
+    for (const messages of Object.values(body.message))
+      assert.ok(Array.isArray(messages) && messages.every(text), where);
+  } else if (keys === 'message') assert.ok(text(body.message), where);
+  else if (keys === 'error error_description scope') {
+    assert.equal(status, 403, where);
+    assert.equal(body.error, 'insufficient_scope', where);
+  } else assert.fail(`${where}: unexpected error body ${JSON.stringify(body)}`);
+  if (status === 401) assert.deepEqual(body, { message: '401 Unauthorized' }, where);
+  if (status === 404 && typeof body.message === 'string')
+    assert.match(body.message, /^404 .*Not Found$/, where);
+}
+
+/** A push of one new branch with one commit, as the hook reports it. */
+const validPush = (ref: string) => ({
+  changes: [
+    {
+      before: '0'.repeat(40),
+      after: 'c'.repeat(40),
+      ref: `refs/heads/${ref}`,
+      total_commits_count: 1,
+      commits: [
+        {
+          id: 'c'.repeat(40),
+          message: 'Valid\n',
+          timestamp: '2026-01-10T09:30:00Z',
+          author: { name: 'Root', email: 'root@example.com' },
+        },
+      ],
+    },
+  ],
+});
 
 for (const dialect of DIALECTS) {
   describe(`fuzzing the writes (${dialect})`, () => {
     let a: Actors;
     let project: number;
+    /** Random callers: two users' `api` tokens and alice's push token. */
+    const callers: Record<string, string> = {};
+    let rootPush: string;
     before(async () => {
-      a = await startWithUsers(dialect, ['alice', 'bob']);
+      a = await startWithUsers(dialect, ['alice', 'bob', 'root']);
       const res = await api(a.server, 'POST', '/projects', a.tokens.alice, {
         path: 'fuzz',
         visibility: 'public',
       });
       project = (res.body as { id: number }).id;
+      callers.alice = a.tokens.alice!;
+      callers.bob = a.tokens.bob!;
+      callers.push = await a.fx.token(a.ids.alice!, ['write_repository']);
+      rootPush = await a.fx.token(a.ids.root!, ['write_repository']);
+      // Something for the random ids to find: an issue, a merge request, a hook with a delivery.
+      const made = [
+        await api(a.server, 'POST', `/projects/${project}/issues`, a.tokens.root, { title: 'One' }),
+        await api(a.server, 'POST', `/projects/${project}/merge_requests`, a.tokens.root, {
+          source_branch: 'one',
+          target_branch: 'main',
+          title: 'One',
+        }),
+        await api(a.server, 'POST', `/projects/${project}/hooks`, a.tokens.root, {
+          url: 'https://hooks.example.com/fuzz',
+          issues_events: true,
+        }),
+      ];
+      for (const r of made) assert.equal(r.status, 201, r.text);
     });
     after(() => a.server.close());
+
+    /**
+     * The valid write of run `n`, cycling through the write routes, as an administrator (whatever
+     * random membership changes did) or bob, on objects no random request can remove.
+     */
+    function validWrite(
+      n: number,
+    ): [method: string, path: string, token: string, body: unknown, status: number] {
+      const p = `/projects/${project}`;
+      const root = a.tokens.root!;
+      switch (n % 8) {
+        case 0:
+          return ['POST', `${p}/issues`, a.tokens.bob!, { title: `valid ${n}` }, 201];
+        case 1:
+          return ['POST', `${p}/issues/1/notes`, root, { body: `valid ${n}` }, 201];
+        case 2:
+          return ['POST', `${p}/milestones`, root, { title: `valid ${n}` }, 201];
+        case 3:
+          return [
+            'POST',
+            `${p}/merge_requests`,
+            root,
+            { source_branch: `valid-${n}`, target_branch: 'main', title: `valid ${n}` },
+            201,
+          ];
+        case 4:
+          return [
+            'POST',
+            `${p}/hooks`,
+            root,
+            { url: 'https://hooks.example.com/valid', name: `valid ${n}` },
+            201,
+          ];
+        case 5:
+          return ['POST', `${p}/pushes`, rootPush, validPush(`valid-${n}`), 201];
+        case 6:
+          return ['PUT', `${p}/issues/1`, root, { title: `valid ${n}` }, 200];
+        default:
+          return ['POST', '/projects', root, { path: `valid-${n}` }, 201];
+      }
+    }
 
     it('answers every random write with a 2xx or a 4xx in GitLab shapes, and valid ones succeed', async () => {
       let valid = 0;
@@ -98,11 +255,13 @@ for (const dialect of DIALECTS) {
           fc.constantFrom(...ENDPOINTS),
           fc.oneof(fc.constant(String(project)), fc.constant('alice%2Ffuzz'), idText),
           idText,
+          idText,
+          trigger,
           body,
           fc.constantFrom('json', 'form'),
-          fc.constantFrom('alice', 'bob'),
-          async ([method, path], projectId, id, payload, encoding, who) => {
-            const url = path(projectId, id);
+          fc.constantFrom('alice', 'bob', 'push'),
+          async ([method, path], projectId, id, other, hookTrigger, payload, encoding, who) => {
+            const url = path(projectId, id, other, hookTrigger);
             let res;
             if (
               encoding === 'form' &&
@@ -117,7 +276,7 @@ for (const dialect of DIALECTS) {
                 method: method as 'POST',
                 url: `/api/v4${url}`,
                 headers: {
-                  'private-token': a.tokens[who]!,
+                  'private-token': callers[who]!,
                   'content-type': 'application/x-www-form-urlencoded',
                 },
                 payload: form.toString(),
@@ -127,47 +286,35 @@ for (const dialect of DIALECTS) {
                 body: r.body ? (JSON.parse(r.body) as unknown) : undefined,
               };
             } else {
-              const r = await api(a.server, method, url, a.tokens[who], payload);
+              const r = await api(a.server, method, url, callers[who], payload);
               res = { status: r.status, body: r.body };
             }
-            assert.ok(
-              res.status < 500,
-              `${method} ${url} ${JSON.stringify(payload)} → ${res.status} ${JSON.stringify(res.body)}`,
-            );
-            if (res.status >= 400) {
-              const b = res.body as Record<string, unknown>;
-              assert.ok(
-                b &&
-                  (typeof b.message === 'string' ||
-                    typeof b.error === 'string' ||
-                    typeof b.message === 'object'),
-                `error shape of ${method} ${url}: ${JSON.stringify(b)}`,
-              );
-            }
-            // A valid write in every run: it must still succeed.
-            const ok = await api(a.server, 'POST', `/projects/${project}/issues`, a.tokens.bob, {
-              title: `valid ${valid++}`,
-            });
-            assert.equal(ok.status, 201, ok.text);
+            const where = `${method} ${url} ${JSON.stringify(payload)} → ${res.status} ${JSON.stringify(res.body)}`;
+            assert.ok(res.status < 500, where);
+            if (res.status >= 400) assertErrorShape(res.status, res.body, where);
+            // A valid write in every run: it must still succeed, with its exact status.
+            const [vMethod, vPath, token, vBody, status] = validWrite(valid++);
+            const ok = await api(a.server, vMethod, vPath, token, vBody);
+            assert.equal(ok.status, status, `${vMethod} ${vPath}: ${ok.text}`);
           },
         ),
-        { numRuns: 150 },
+        { numRuns: 200 },
       );
       // Every created issue left exactly one "created" event.
       const issues = await api(
         a.server,
         'GET',
         `/projects/${project}/issues?state=all&per_page=1`,
-        a.tokens.alice,
+        a.tokens.root,
       );
       const events = await api(
         a.server,
         'GET',
         `/projects/${project}/events?action=created&target_type=issue&per_page=1`,
-        a.tokens.alice,
+        a.tokens.root,
       );
       assert.equal(events.headers.get('x-total'), issues.headers.get('x-total'));
-      assert.ok(valid >= 150);
+      assert.ok(valid >= 200);
     });
   });
 }
