@@ -104,33 +104,125 @@ const idText = fc.oneof(
 
 const trigger = fc.oneof(fc.constantFrom(...HOOK_TRIGGERS), fc.constantFrom('bogus', '', '%00'));
 
-/** Every REST write route (src/rest/*.ts): method, path from (project, id, other id, trigger). */
+/** A push of one new branch with one commit, as the hook reports it. */
+const validPush = (ref: string) => ({
+  changes: [
+    {
+      before: '0'.repeat(40),
+      after: 'c'.repeat(40),
+      ref: `refs/heads/${ref}`,
+      total_commits_count: 1,
+      commits: [
+        {
+          id: 'c'.repeat(40),
+          message: 'Valid\n',
+          timestamp: '2026-01-10T09:30:00Z',
+          author: { name: 'Root', email: 'root@example.com' },
+        },
+      ],
+    },
+  ],
+});
+
+const HOOK = {
+  url: 'https://hooks.example.com/made',
+  name: 'n',
+  description: 'd',
+  token: 't',
+};
+const MILESTONE = { title: 'm', description: 'd', due_date: '2026-02-01' };
+
+/**
+ * Every REST write route (src/rest/*.ts): method, path from (project, id, other id, trigger),
+ * and a body that would pass its parameter checks, into whose strings a NUL is injected so that
+ * the request reaches the database.
+ */
 const ENDPOINTS: [
   method: string,
   path: (p: string, n: string, m: string, trigger: string) => string,
+  plausible: Record<string, unknown> | null,
 ][] = [
-  ['POST', () => '/projects'],
-  ['POST', (p) => `/projects/${p}/issues`],
-  ['PUT', (p, n) => `/projects/${p}/issues/${n}`],
-  ['POST', (p, n) => `/projects/${p}/issues/${n}/notes`],
-  ['POST', (p, n) => `/projects/${p}/merge_requests/${n}/notes`],
-  ['POST', (p, n) => `/projects/${p}/snippets/${n}/notes`],
-  ['POST', (p) => `/projects/${p}/merge_requests`],
-  ['PUT', (p, n) => `/projects/${p}/merge_requests/${n}`],
-  ['PUT', (p, n) => `/projects/${p}/merge_requests/${n}/merge`],
-  ['POST', (p, n) => `/projects/${p}/merge_requests/${n}/approve`],
-  ['POST', (p) => `/projects/${p}/milestones`],
-  ['PUT', (p, n) => `/projects/${p}/milestones/${n}`],
-  ['DELETE', (p, n) => `/projects/${p}/milestones/${n}`],
-  ['POST', (p) => `/projects/${p}/members`],
-  ['DELETE', (p, n) => `/projects/${p}/members/${n}`],
-  ['POST', (p) => `/projects/${p}/hooks`],
-  ['PUT', (p, n) => `/projects/${p}/hooks/${n}`],
-  ['DELETE', (p, n) => `/projects/${p}/hooks/${n}`],
-  ['POST', (p, n, _m, t) => `/projects/${p}/hooks/${n}/test/${t}`],
-  ['POST', (p, n, m) => `/projects/${p}/hooks/${n}/events/${m}/resend`],
-  ['POST', (p) => `/projects/${p}/pushes`],
+  [
+    'POST',
+    () => '/projects',
+    { path: 'made', name: 'Made', description: 'd', default_branch: 'main' },
+  ],
+  ['POST', (p) => `/projects/${p}/issues`, { title: 't', description: 'd' }],
+  ['PUT', (p, n) => `/projects/${p}/issues/${n}`, { title: 't', description: 'd' }],
+  ['POST', (p, n) => `/projects/${p}/issues/${n}/notes`, { body: 'b' }],
+  ['POST', (p, n) => `/projects/${p}/merge_requests/${n}/notes`, { body: 'b' }],
+  ['POST', (p, n) => `/projects/${p}/snippets/${n}/notes`, { body: 'b' }],
+  [
+    'POST',
+    (p) => `/projects/${p}/merge_requests`,
+    { source_branch: 's', target_branch: 'main', title: 't', description: 'd' },
+  ],
+  [
+    'PUT',
+    (p, n) => `/projects/${p}/merge_requests/${n}`,
+    { title: 't', description: 'd', target_branch: 'main' },
+  ],
+  ['PUT', (p, n) => `/projects/${p}/merge_requests/${n}/merge`, { merge_commit_message: 'm' }],
+  ['POST', (p, n) => `/projects/${p}/merge_requests/${n}/approve`, { sha: 's' }],
+  ['POST', (p) => `/projects/${p}/milestones`, MILESTONE],
+  ['PUT', (p, n) => `/projects/${p}/milestones/${n}`, MILESTONE],
+  ['DELETE', (p, n) => `/projects/${p}/milestones/${n}`, null],
+  [
+    'POST',
+    (p) => `/projects/${p}/members`,
+    { user_id: 2, access_level: 30, expires_at: '2027-01-01' },
+  ],
+  ['DELETE', (p, n) => `/projects/${p}/members/${n}`, null],
+  ['POST', (p) => `/projects/${p}/hooks`, HOOK],
+  ['PUT', (p, n) => `/projects/${p}/hooks/${n}`, HOOK],
+  ['DELETE', (p, n) => `/projects/${p}/hooks/${n}`, null],
+  ['POST', (p, n, _m, t) => `/projects/${p}/hooks/${n}/test/${t}`, null],
+  ['POST', (p, n, m) => `/projects/${p}/hooks/${n}/events/${m}/resend`, null],
+  ['POST', (p) => `/projects/${p}/pushes`, validPush('fuzzed')],
 ];
+
+/** The paths of a body's string leaves (`['changes', 0, 'ref']`). */
+function stringPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === 'string') return [at];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    stringPaths(v, [...at, Array.isArray(value) ? Number(k) : k]),
+  );
+}
+
+/** The plausible body as is, or with a NUL put into one of its strings. */
+function plausibleBody(plausible: Record<string, unknown>): fc.Arbitrary<unknown> {
+  const paths = stringPaths(plausible);
+  return fc.oneof(
+    fc.constant(plausible),
+    fc
+      .tuple(fc.constantFrom(...paths), fc.constantFrom('\u0000', 'a\u0000', '\u0000b', 'a\u0000b'))
+      .map(([path, text]) => {
+        const copy = structuredClone(plausible);
+        let node = copy as Record<string | number, unknown>;
+        for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+        node[path.at(-1)!] = text;
+        return copy;
+      }),
+  );
+}
+
+/**
+ * A route with a body for it: random, or plausible (half of those with a NUL), which is sent as
+ * the project's owner (its push token for a push) to the project and its first objects, so that
+ * it gets past every check before the database.
+ */
+const request = fc.constantFrom(...ENDPOINTS).chain((endpoint) =>
+  fc.tuple(
+    fc.constant(endpoint),
+    endpoint[2]
+      ? fc.oneof(
+          body.map((b) => [b, false] as const),
+          plausibleBody(endpoint[2]).map((b) => [b, true] as const),
+        )
+      : body.map((b) => [b, false] as const),
+  ),
+);
 
 /** GitLab's error bodies: Grape's `error`, a `message` (text or per field), OAuth's scope error. */
 function assertErrorShape(status: number, b: unknown, where: string): void {
@@ -151,26 +243,6 @@ function assertErrorShape(status: number, b: unknown, where: string): void {
   if (status === 404 && typeof body.message === 'string')
     assert.match(body.message, /^404 .*Not Found$/, where);
 }
-
-/** A push of one new branch with one commit, as the hook reports it. */
-const validPush = (ref: string) => ({
-  changes: [
-    {
-      before: '0'.repeat(40),
-      after: 'c'.repeat(40),
-      ref: `refs/heads/${ref}`,
-      total_commits_count: 1,
-      commits: [
-        {
-          id: 'c'.repeat(40),
-          message: 'Valid\n',
-          timestamp: '2026-01-10T09:30:00Z',
-          author: { name: 'Root', email: 'root@example.com' },
-        },
-      ],
-    },
-  ],
-});
 
 for (const dialect of DIALECTS) {
   describe(`fuzzing the writes (${dialect})`, () => {
@@ -252,15 +324,25 @@ for (const dialect of DIALECTS) {
       let valid = 0;
       await fc.assert(
         fc.asyncProperty(
-          fc.constantFrom(...ENDPOINTS),
+          request,
           fc.oneof(fc.constant(String(project)), fc.constant('alice%2Ffuzz'), idText),
           idText,
           idText,
           trigger,
-          body,
           fc.constantFrom('json', 'form'),
           fc.constantFrom('alice', 'bob', 'push'),
-          async ([method, path], projectId, id, other, hookTrigger, payload, encoding, who) => {
+          async (
+            [[method, path], [payload, plausible]],
+            randomProject,
+            randomId,
+            other,
+            hookTrigger,
+            encoding,
+            randomCaller,
+          ) => {
+            const [projectId, id] = plausible ? [String(project), '1'] : [randomProject, randomId];
+            const pushes = path('', '', '', '').endsWith('/pushes');
+            const who = !plausible ? randomCaller : pushes ? 'push' : 'alice';
             const url = path(projectId, id, other, hookTrigger);
             let res;
             if (
