@@ -194,6 +194,45 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([hookEdited.id, hookEdited.url], [hookA, 'https://hooks.example.com/z']);
       const hookB1 = await ok('GET', `/projects/${B}/hooks/${hookB}`, undefined, 200);
       assert.equal(hookB1.url, 'https://hooks.example.com/x');
+
+      const hookPath = `/projects/${A}/hooks/${hookA}`;
+      const hookDecoys = { ...decoys(), trigger: 'push_events', hook_event_id: 1, event_id: 1 };
+      await ok('POST', `${hookPath}/test/issues_events${query()}`, hookDecoys, 201);
+      const deliveries = await as('GET', `${hookPath}/events${query()}`);
+      assert.equal(deliveries.status, 200, deliveries.text);
+      const [delivery] = deliveries.body as Json[];
+      assert.equal((deliveries.body as Json[]).length, 1);
+      await ok(
+        'POST',
+        `${hookPath}/events/${delivery!.id as number}/resend${query()}`,
+        hookDecoys,
+        201,
+      );
+      assert.equal(
+        ((await ok('GET', `${hookPath}/events`, undefined, 200)) as unknown as Json[]).length,
+        2,
+      );
+      assert.deepEqual(
+        (await ok('GET', `/projects/${B}/hooks/${hookB}/events`, undefined, 200)) as unknown,
+        [],
+      );
+
+      const pushToken = await a.fx.token(a.ids.alice!, ['write_repository']);
+      const sha = 'a'.repeat(40);
+      const push = await api(a.server, 'POST', `/projects/${A}/pushes${query()}`, pushToken, {
+        ...decoys(),
+        changes: [
+          {
+            before: '0'.repeat(40),
+            after: sha,
+            ref: 'refs/tags/v1',
+            commits: [],
+            total_commits_count: 0,
+          },
+        ],
+      });
+      assert.equal(push.status, 201, push.text);
+      assert.equal((push.body as Json).project_id, A);
     });
 
     it('form bodies name others too', async () => {
