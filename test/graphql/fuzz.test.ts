@@ -272,7 +272,7 @@ for (const dialect of DIALECTS) {
         const bob = await f.user('bob');
         const target = await f.project('acme/fuzz', catalog.ownerId, 'public');
         await f.member(target.id, catalog.ownerId, 50);
-        await f.issue(target.id, catalog.ownerId, 'Target');
+        const targetIssue = await f.issue(target.id, catalog.ownerId, 'Target');
         await f.mergeRequest(target.id, catalog.ownerId, 'Target');
         // Valid mutations act on a project the random ones never name.
         const valid = await f.project('acme/valid', catalog.ownerId, 'public');
@@ -384,16 +384,61 @@ for (const dialect of DIALECTS) {
           ['createNote', 'CreateNoteInput', 'note { body }', { noteableId, body: maybe(text) }],
         ] as const;
         const KNOWN_HERE = new Set([...KNOWN, 'CONFLICT']);
+        /** Inputs that pass every check before the database, per mutation. */
+        const PLAUSIBLE: Record<string, Record<string, string>> = {
+          createIssue: { projectPath: 'acme/fuzz', title: 't', description: 'd' },
+          updateIssue: { projectPath: 'acme/fuzz', iid: '1', title: 't', description: 'd' },
+          mergeRequestCreate: {
+            projectPath: 'acme/fuzz',
+            title: 't',
+            sourceBranch: 's',
+            targetBranch: 'main',
+            description: 'd',
+          },
+          mergeRequestUpdate: {
+            projectPath: 'acme/fuzz',
+            iid: '1',
+            title: 't',
+            description: 'd',
+            targetBranch: 'main',
+          },
+          mergeRequestAccept: { projectPath: 'acme/fuzz', iid: '1' },
+          createNote: { noteableId: toGlobalId('Issue', targetIssue.id), body: 'b' },
+        };
+        /** A plausible input as is, or with a NUL put into one of its strings. */
+        const plausible = (field: string) => {
+          const base = PLAUSIBLE[field]!;
+          return fc.oneof(
+            fc.constant(base),
+            fc
+              .tuple(
+                fc.constantFrom(...Object.keys(base)),
+                fc.constantFrom('\u0000', 'a\u0000', 'a\u0000b'),
+              )
+              .map(([key, text]) => ({ ...base, [key]: text })),
+          );
+        };
         const step = fc.oneof(
           ...MUTATIONS.map(([field, type, selection, fields]) =>
-            fc.record({
-              field: fc.constant(field),
-              type: fc.constant(type),
-              selection: fc.constant(selection),
-              input: fc.record(fields as Record<string, fc.Arbitrary<unknown>>, {
-                requiredKeys: [],
-              }),
-            }),
+            fc
+              .record({
+                field: fc.constant(field),
+                type: fc.constant(type),
+                selection: fc.constant(selection),
+                // Plausible inputs go out as the project's owner, by POST.
+                plausible: fc.boolean(),
+              })
+              .chain(
+                (m) =>
+                  fc.record({
+                    ...Object.fromEntries(Object.entries(m).map(([k, v]) => [k, fc.constant(v)])),
+                    input: m.plausible
+                      ? plausible(field)
+                      : fc.record(fields as Record<string, fc.Arbitrary<unknown>>, {
+                          requiredKeys: [],
+                        }),
+                  }) as fc.Arbitrary<typeof m & { input: Record<string, unknown> }>,
+              ),
           ),
         );
 
@@ -517,7 +562,13 @@ for (const dialect of DIALECTS) {
               'anonymous',
             ),
             fc.constantFrom('variables', 'inline', 'get'),
-            async ({ field, type, selection, input }, who, how) => {
+            async (
+              { field, type, selection, input, plausible: owner },
+              randomCaller,
+              randomHow,
+            ) => {
+              const who = owner ? 'owner' : randomCaller;
+              const how = owner && randomHow === 'get' ? 'variables' : randomHow;
               const token = who === 'anonymous' ? undefined : tokens[who];
               const options = token ? { token } : {};
               const inline = `mutation { ${field}(input: ${JSON.stringify(input).replace(/"([A-Za-z_]+)":/g, '$1:')}) { ${selection} errors } }`;
