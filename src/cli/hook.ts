@@ -242,6 +242,10 @@ function refusal(status: number, body: unknown, settings: HookSettings): string 
     case 401:
       return `${detail}: the token was refused (PULSEGATE_TOKEN expired, revoked or wrong?)`;
     case 403:
+      // A hook installed before pushes took a push token of their own still holds an api token.
+      if (b.error === 'insufficient_scope') {
+        return 'PULSEGATE_TOKEN is not a push token: recording a push takes scope write_repository (run hook install again with one)';
+      }
       return `${detail}: the token's user may not push to ${settings.project} (needs Developer access and a push token, scope write_repository)`;
     case 404:
       return `${detail}: no project ${settings.project} visible to the token's user`;

@@ -449,6 +449,14 @@ for (const dialect of DIALECTS) {
         stderr:
           "pulsegate: this push was NOT recorded: 403 Forbidden: the token's user may not push to alice/app (needs Developer access and a push token, scope write_repository)\n",
       });
+      // A hook that still holds an api token (installed before push tokens) records nothing.
+      const api = await hook(line, hookEnv(developer));
+      assert.deepEqual(api, {
+        status: 1,
+        stdout: '',
+        stderr:
+          'pulsegate: this push was NOT recorded: PULSEGATE_TOKEN is not a push token: recording a push takes scope write_repository (run hook install again with one)\n',
+      });
       const unknown = await hook(line, hookEnv(pusher, 'alice/nothing'));
       assert.equal(unknown.status, 1);
       assert.equal(
