@@ -63,7 +63,7 @@ export function pushLoad(baseUrl: string, token: string, project = PROJECT): Loa
   };
 }
 
-/** A developer and their project in an empty, migrated database; returns the developer's token. */
+/** A developer and their project in an empty, migrated database; returns their push token. */
 export async function preparePushBench(databaseUrl: string): Promise<string> {
   const store = await openStore(databaseUrl);
   try {
@@ -101,7 +101,8 @@ export async function preparePushBench(databaseUrl: string): Promise<string> {
       .insertInto('project_members')
       .values({ project_id: project.id, user_id: user.id, access_level: ACCESS_LEVELS.developer })
       .execute();
-    return await benchToken(store, user.id);
+    // A push token, as the hook holds: only scope write_repository records pushes.
+    return await benchToken(store, user.id, ['write_repository']);
   } finally {
     await store.close();
   }

@@ -112,7 +112,8 @@ async function main() {
       .orderBy('id')
       .limit(1)
       .executeTakeFirstOrThrow();
-    const token = await benchToken(store, user.id);
+    // Writes and pushes with one token: `api` for the writes, `write_repository` for pushes.
+    const token = await benchToken(store, user.id, ['api', 'write_repository']);
     await store.close();
 
     const server = await startPulsegate(port, target.url);

@@ -3,10 +3,14 @@ import { systemClock } from '../../src/services/clock.js';
 import { issuePersonalToken } from '../../src/services/accounts/personal-tokens.js';
 import type { Store } from '../../src/store/store.js';
 
-export async function benchToken(store: Store, userId: number): Promise<string> {
+export async function benchToken(
+  store: Store,
+  userId: number,
+  scopes: readonly string[] = ['api'],
+): Promise<string> {
   const { token } = await issuePersonalToken(store, systemClock, userId, {
     name: 'bench',
-    scopes: ['api'],
+    scopes,
   });
   return token;
 }

@@ -4,6 +4,8 @@
  * server, token and project it was given; `post-receive` asks git what each pushed ref gained and
  * reports it to `POST /api/v4/projects/:id/pushes`. A post-receive hook cannot reject a push: a
  * failed report is said on stderr (git shows it to the pusher as `remote: …`) and exits 1.
+ * The hook keeps its token on disk beside the repository: a push token (scope `write_repository`),
+ * which records pushes and reaches nothing else of the API (docs/pushes.md).
  */
 import {
   chmodSync,
@@ -23,9 +25,10 @@ import { UsageError } from './data-commands.js';
 import { GitError, describeUpdate, git, isReportedRef, parseRefUpdates } from './git-changes.js';
 
 export const HOOK_USAGE = `  hook install <bare-repo>  Write the repository's hooks/post-receive so that every push is
-        [--force]           reported as events (env PULSEGATE_URL, PULSEGATE_TOKEN: the
-                            pusher's token with scope api, PULSEGATE_PROJECT: id or full path);
-                            --force replaces a post-receive hook pulsegate did not write
+        [--force]           reported as events (env PULSEGATE_URL, PULSEGATE_TOKEN: a push
+                            token, scope write_repository only: a token that reads the API is
+                            refused; PULSEGATE_PROJECT: id or full path); --force replaces a
+                            post-receive hook pulsegate did not write
   hook post-receive         Run by git in the repository: read "oldrev newrev ref" lines and
                             report the push (same environment)
 `;
@@ -84,7 +87,7 @@ export function hookScript(settings: HookSettings, node: string, bin: string): s
     '#!/bin/sh',
     MARKER,
     '# Written by `pulsegate hook install`; reports each push to pulsegate as events.',
-    '# It holds a personal access token: keep this file readable by its owner only.',
+    '# It holds a push token (scope write_repository): keep this file readable by its owner only.',
     `PULSEGATE_URL=${shellQuote(settings.url)}`,
     `PULSEGATE_TOKEN=${shellQuote(settings.token)}`,
     `PULSEGATE_PROJECT=${shellQuote(settings.project)}`,
@@ -133,6 +136,7 @@ async function install(args: string[]): Promise<number> {
   if (existsSync(hook) && !values.force && !readFileSync(hook, 'utf8').includes(MARKER)) {
     throw new UsageError(`${hook} exists and was not written by pulsegate (use --force)`);
   }
+  await checkPushToken(settings);
   mkdirSync(hooksDir, { recursive: true });
   // Written beside it and renamed: a push at this moment runs the old hook or the new, whole.
   const temp = resolve(dirname(hook), `.post-receive.${process.pid}.tmp`);
@@ -143,6 +147,44 @@ async function install(args: string[]): Promise<number> {
     `installed ${hook}: pushes are reported to ${settings.url} for project ${settings.project}\n`,
   );
   return 0;
+}
+
+/**
+ * The token must not reach the API: the hook keeps it in a file that whoever administers the
+ * repository can read. A token the server accepts on `GET /user` is refused before anything is
+ * written, and so is one it does not know. A server out of reach cannot say: the hook is written
+ * and the reason told (the server refuses a token of any other scope on every push anyway).
+ */
+async function checkPushToken(settings: HookSettings): Promise<void> {
+  let status: number;
+  try {
+    const response = await fetch(`${settings.url}/api/v4/user`, {
+      headers: { 'private-token': settings.token, 'user-agent': 'pulsegate-hook' },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    await response.arrayBuffer();
+    status = response.status;
+  } catch (error) {
+    process.stderr.write(
+      `pulsegate: could not check PULSEGATE_TOKEN's scope (cannot reach ${settings.url}: ${reason(error)}); it must be a push token, scope write_repository only\n`,
+    );
+    return;
+  }
+  if (status === 401) {
+    throw new UsageError(`${settings.url} refused PULSEGATE_TOKEN (expired, revoked or wrong?)`);
+  }
+  if (status < 300) {
+    throw new UsageError(
+      'PULSEGATE_TOKEN reads the API (scope api, read_api or read_user); the hook keeps its token on disk: give it a push token, scope write_repository only',
+    );
+  }
+}
+
+/** Why a request did not get an answer. */
+function reason(error: unknown): string {
+  if ((error as Error).name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
 /** Requests of at most MAX_PUSH_CHANGES changes and about MAX_REQUEST_BYTES each. */
@@ -200,7 +242,11 @@ function refusal(status: number, body: unknown, settings: HookSettings): string 
     case 401:
       return `${detail}: the token was refused (PULSEGATE_TOKEN expired, revoked or wrong?)`;
     case 403:
-      return `${detail}: the token's user may not push to ${settings.project} (needs Developer access and a token with scope api)`;
+      // A hook installed before pushes took a push token of their own still holds an api token.
+      if (b.error === 'insufficient_scope') {
+        return 'PULSEGATE_TOKEN is not a push token: recording a push takes scope write_repository (run hook install again with one)';
+      }
+      return `${detail}: the token's user may not push to ${settings.project} (needs Developer access and a push token, scope write_repository)`;
     case 404:
       return `${detail}: no project ${settings.project} visible to the token's user`;
     default:
@@ -251,11 +297,7 @@ async function report(
         await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
         continue;
       }
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = timedOut
-        ? `no answer within ${TIMEOUT_MS / 1000} s`
-        : (cause?.code ?? cause?.message ?? (error as Error).message);
-      throw new HookFailure(`cannot reach ${settings.url}: ${why}`);
+      throw new HookFailure(`cannot reach ${settings.url}: ${reason(error)}`);
     }
     const text = await response.text();
     if (!last && RETRIED_STATUSES.has(response.status)) {

@@ -4,7 +4,7 @@
  * passed its kind's schema; throws RecordError with the reason.
  */
 import { type PushInput, splitRef } from '../domain/push-payload.js';
-import { API_SCOPES, SCOPES } from '../domain/scopes.js';
+import { PERSONAL_TOKEN_SCOPES, SCOPES } from '../domain/scopes.js';
 import { isPasswordHash } from '../domain/secrets.js';
 import { RecordError } from './record-errors.js';
 import type { DataRecord, EventRecord } from './record-kinds.js';
@@ -36,7 +36,7 @@ export function checkRules(r: DataRecord): void {
         fail('"token_digest" must be 64 lowercase hex digits (SHA-256)');
       }
       // Personal access tokens grant API access only; the OIDC scopes belong to applications.
-      return checkScopes(r.scopes, API_SCOPES);
+      return checkScopes(r.scopes, PERSONAL_TOKEN_SCOPES);
     case 'oauth_application':
       return checkScopes(r.scopes, SCOPES);
     default:

@@ -44,6 +44,62 @@ export function checkNoteBody(errors: FieldErrors, body: string): void {
     addError(errors, 'note', `is too long (maximum is ${NOTE_MAX} characters)`);
 }
 
+/** A project hook's `validates :name` and `validates :description` (WebHook). */
+export const HOOK_NAME_MAX = 255;
+export const HOOK_DESCRIPTION_MAX = 2048;
+/**
+ * The secret token goes out verbatim as the `X-Gitlab-Token` header: GitLab refuses a newline
+ * (`format: { without: /\n/ }`); pulsegate also bounds it as it bounds the URL.
+ */
+export const HOOK_TOKEN_MAX = 2048;
+
+/** A hook's free-text attributes, as far as they are given. */
+export function checkHookFields(
+  errors: FieldErrors,
+  fields: {
+    name?: string | undefined;
+    description?: string | undefined;
+    token?: string | null | undefined;
+  },
+): void {
+  const { name, description, token } = fields;
+  if (name !== undefined && Array.from(name).length > HOOK_NAME_MAX)
+    addError(errors, 'name', `is too long (maximum is ${HOOK_NAME_MAX} characters)`);
+  if (description !== undefined && Array.from(description).length > HOOK_DESCRIPTION_MAX)
+    addError(errors, 'description', `is too long (maximum is ${HOOK_DESCRIPTION_MAX} characters)`);
+  if (typeof token === 'string') {
+    if (/[\r\n]/.test(token)) addError(errors, 'token', 'is invalid');
+    else if (Array.from(token).length > HOOK_TOKEN_MAX)
+      addError(errors, 'token', `is too long (maximum is ${HOOK_TOKEN_MAX} characters)`);
+  }
+}
+
+/**
+ * The parameters of a request that hold a NUL character anywhere (in a value or a key, at any
+ * depth), named as Grape names them (`changes[0][commits][1][message]`). No text column can
+ * store one (PostgreSQL refuses it), so GitLab refuses such a request up front
+ * (HandleNullBytes); every write of every face does the same, before any field is read.
+ */
+export function nullByteParams(params: unknown): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown, name: string): void => {
+    if (typeof value === 'string') {
+      if (value.includes('\0')) found.push(name);
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => walk(item, `${name}[${i}]`));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const child = name === '' ? key : `${name}[${key}]`;
+        if (key.includes('\0')) found.push(child);
+        else walk(item, child);
+      }
+    }
+  };
+  if (params !== null && typeof params === 'object' && !Array.isArray(params)) walk(params, '');
+  else walk(params, 'body');
+  return found;
+}
+
 /** Project paths: GitLab's `path` format and reserved endings. */
 const PATH_FORMAT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 export const PATH_FORMAT_MESSAGE =

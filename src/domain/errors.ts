@@ -3,6 +3,8 @@
  * (ERRORS). Faces never decide a status again; each maps a code to its own wire shape in one
  * function (REST: GitLab JSON, GraphQL: `extensions.code`, OAuth: RFC 6749 JSON, web: an HTML
  * page), switching on `code`, which narrows a `ServiceError` to the class carrying its details.
+ * `payload` marks a problem with the input or the object's state, which a GraphQL mutation answers
+ * as a value in its `errors` list (GitLab's `errors: [String!]!`) rather than as a GraphQL error.
  */
 
 export const ERRORS = {
@@ -27,17 +29,22 @@ export const ERRORS = {
   /** Missing, or not visible to the viewer (never 403, as GitLab does). */
   NOT_FOUND: { status: 404, text: '404 Not Found' },
   /** The request is valid but the object's state forbids it (merging a closed merge request). */
-  NOT_ALLOWED: { status: 405, text: '405 Method Not Allowed' },
-  CONFLICT: { status: 409, text: '409 Conflict' },
+  NOT_ALLOWED: { status: 405, text: '405 Method Not Allowed', payload: true },
+  CONFLICT: { status: 409, text: '409 Conflict', payload: true },
   /** A model failed validation: messages per attribute (`{"title":["can't be blank"]}`). */
-  INVALID_RECORD: { status: 400, text: '400 Bad request' },
+  INVALID_RECORD: { status: 400, text: '400 Bad request', payload: true },
   /** Understood but not processable (an `Idempotency-Key` reused for another request). */
-  UNPROCESSABLE: { status: 422, text: '422 Unprocessable Entity' },
+  UNPROCESSABLE: { status: 422, text: '422 Unprocessable Entity', payload: true },
   /** Too many failed attempts for an account, an address or a client. */
   THROTTLED: { status: 429, text: 'Too many failed attempts.' },
-} as const satisfies Record<string, { status: number; text: string }>;
+} as const satisfies Record<string, { status: number; text: string; payload?: true }>;
 
 export type ErrorCode = keyof typeof ERRORS;
+
+/** Whether a mutation answers this error in its payload's `errors` (see ERRORS). */
+export function inMutationPayload(code: ErrorCode): boolean {
+  return 'payload' in ERRORS[code];
+}
 
 export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;

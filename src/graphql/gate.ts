@@ -19,6 +19,7 @@ import {
   specifiedRules,
   validate,
 } from 'graphql';
+import { nullByteParams } from '../domain/content-rules.js';
 import { ValidationError, isServiceError } from '../domain/errors.js';
 import { markCredentialInUrl, presentedCredentials, principalOf } from '../http/credentials.js';
 import type { Services } from '../services/container.js';
@@ -93,15 +94,6 @@ function noNullBytes(context: ValidationContext): ASTVisitor {
   };
 }
 
-function hasNullByte(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(hasNullByte);
-  if (isObject(value)) {
-    return Object.entries(value).some(([key, v]) => key.includes('\0') || hasNullByte(v));
-  }
-  return false;
-}
-
 const RULES = [...specifiedRules, knownOperationTypes, noNullBytes];
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -159,7 +151,8 @@ export class Gate {
       );
     }
 
-    if (hasNullByte(variables)) throw new RequestError('BAD_USER_INPUT', 400, NULL_BYTE_MESSAGE);
+    if (nullByteParams(variables).length > 0)
+      throw new RequestError('BAD_USER_INPUT', 400, NULL_BYTE_MESSAGE);
     if (operation.variableDefinitions?.length) {
       const result = getVariableValues(
         this.schema,

@@ -6,13 +6,10 @@
  * write's transaction is rolled back either way: nothing, not the event either, is left.
  */
 import {
-  ConflictError,
   ForbiddenError,
-  InvalidRecordError,
-  NotAllowedError,
   NotFoundError,
-  UnauthenticatedError,
-  UnprocessableError,
+  inMutationPayload,
+  isServiceError,
 } from '../domain/errors.js';
 import type { ContentOps } from '../services/content/ops.js';
 import type { GraphQLContext } from './context.js';
@@ -36,17 +33,13 @@ export function fullMessages(fields: Record<string, string[]>): string[] {
   );
 }
 
-/** The messages an error puts in `errors`, or null when it is a GraphQL error instead. */
+/**
+ * The messages an error puts in `errors`, or null when it is a GraphQL error instead: the error
+ * table (domain/errors.ts) decides which codes those are.
+ */
 function payloadErrors(error: unknown): string[] | null {
-  if (error instanceof InvalidRecordError) return fullMessages(error.fields);
-  if (
-    error instanceof UnprocessableError ||
-    error instanceof NotAllowedError ||
-    error instanceof ConflictError
-  ) {
-    return [error.message];
-  }
-  return null;
+  if (!isServiceError(error) || !inMutationPayload(error.code)) return null;
+  return error.code === 'INVALID_RECORD' ? fullMessages(error.fields) : [error.message];
 }
 
 /**
@@ -77,7 +70,8 @@ export async function mutate<K extends string, T>(
  * GraphQL the caller is known, so that is a permission failure like any other.
  */
 function forGraphql(ctx: GraphQLContext, error: unknown): unknown {
-  if (error instanceof UnauthenticatedError && ctx.principal !== null) return new ForbiddenError();
+  if (isServiceError(error) && error.code === 'UNAUTHENTICATED' && ctx.principal !== null)
+    return new ForbiddenError();
   return error;
 }
 

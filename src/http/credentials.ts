@@ -189,7 +189,7 @@ export function socketPrincipal(
   return services.credentials.authenticate(presented);
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Marks a response whose URL carries a credential (a token read from the query string): no cache

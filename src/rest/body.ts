@@ -1,5 +1,6 @@
 /**
- * Write parameters as Grape reads them: path, query and body merged (the body wins), each
+ * Write parameters as Grape reads them: query and body merged (the body wins), then the path's
+ * own parameters over both (a proxy, an audit log or a firewall rule goes by the path), each
  * declared with a type, coerced from a form string or taken from JSON as is, and every problem
  * reported in declaration order with Grape's wording ("title is missing", "confidential is
  * invalid", "state_event does not have a valid value").
@@ -98,8 +99,16 @@ function coerce(type: ParamType, raw: unknown): Coerced {
   }
 }
 
-/** Query and body merged as Grape merges them; a non-object body counts as none. */
-export function mergedParams(query: unknown, body: unknown): Record<string, unknown> {
+/**
+ * Query and body merged as Grape merges them (a non-object body counts as none), then the route's
+ * path parameters: `POST /projects/8/issues {"id": 9}` acts on project 8, as in GitLab, whose
+ * routing arguments are merged last. A path name also hides its `name[]` spelling.
+ */
+export function mergedParams(
+  query: unknown,
+  body: unknown,
+  path: Record<string, string> = {},
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const source of [query, body]) {
     if (source === null || typeof source !== 'object' || Array.isArray(source)) continue;
@@ -109,6 +118,7 @@ export function mergedParams(query: unknown, body: unknown): Record<string, unkn
       out[name] = Array.isArray(value) && !key.endsWith('[]') ? value[value.length - 1] : value;
     }
   }
+  for (const [name, value] of Object.entries(path)) out[name] = value;
   return out;
 }
 

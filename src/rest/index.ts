@@ -1,6 +1,9 @@
 /** The GitLab-compatible REST face under `/api/v4`. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/container.js';
+import { nullByteParams } from '../domain/content-rules.js';
+import { ValidationError } from '../domain/errors.js';
+import { SAFE_METHODS } from '../http/credentials.js';
 import { restErrorHandler } from './errors.js';
 import { grapeErrors } from './params.js';
 import { normalizeQuery } from './query.js';
@@ -29,7 +32,14 @@ export function restApi(services: Services, revision: string) {
     // Parameters are read as Rack reads them before the declared schemas check them.
     app.addHook('preValidation', (request, _reply, done) => {
       request.query = normalizeQuery(request.query);
-      done();
+      // Before any route reads a field: a NUL anywhere in what a write sends is a 400, never a
+      // database error (reads keep their own parameter messages).
+      const nul = SAFE_METHODS.has(request.method)
+        ? []
+        : [...nullByteParams(request.query), ...nullByteParams(request.body ?? {})];
+      done(
+        nul.length > 0 ? new ValidationError(nul.map((name) => `${name} is invalid`)) : undefined,
+      );
     });
     app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
     eventRoutes(app, services, revision);

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
 import { offsetPageOf } from '../domain/pagination.js';
-import { ENDPOINT_SCOPES } from '../domain/scopes.js';
+import { ENDPOINT_SCOPES, type Scope } from '../domain/scopes.js';
 import type { Principal } from '../services/accounts/credentials.js';
 import type { Actor } from '../services/content/content.js';
 import type { ContentOps } from '../services/content/ops.js';
@@ -21,13 +21,13 @@ export const actorOf = (principal: Principal): Actor => ({
   viewer: principal.viewer,
 });
 
-/** The request's parameters (path, query, body), declared and coerced as Grape does. */
+/** The request's parameters (query, body, then path), declared and coerced as Grape does. */
 export function params<S extends Record<string, ParamSpec>>(
   request: FastifyRequest,
   specs: S,
 ): { [K in keyof S]?: ParamValue } {
   return readParams(
-    mergedParams({ ...(request.query as object), ...(request.params as object) }, request.body),
+    mergedParams(request.query, request.body, request.params as Record<string, string>),
     specs,
   );
 }
@@ -43,7 +43,8 @@ export async function reader(
 }
 
 /**
- * A write: scope `api`, one transaction, the answer `status` with the presented body. With an
+ * A write: scope `api` (or the `accepted` ones), one transaction, the answer `status` with the
+ * presented body. With an
  * `Idempotency-Key` header, a retry within 24 hours gets the first answer back (marked
  * `Idempotent-Replayed: true`) and writes nothing.
  */
@@ -53,8 +54,9 @@ export async function write(
   reply: FastifyReply,
   status: number,
   work: (ops: ContentOps) => Promise<unknown>,
+  accepted: readonly Scope[] = ENDPOINT_SCOPES.project,
 ): Promise<FastifyReply> {
-  const principal = (await authenticate(services, request, reply, ENDPOINT_SCOPES.project, true))!;
+  const principal = (await authenticate(services, request, reply, accepted, true))!;
   const header = request.headers['idempotency-key'];
   const idempotent =
     typeof header === 'string'

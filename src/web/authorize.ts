@@ -22,6 +22,8 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   api: 'Full read and write access to the API, including all projects you can see.',
   read_api: 'Read access to the API, including all projects you can see.',
   read_user: 'Read-only access to your profile and your activity.',
+  write_repository:
+    "Record pushes to your projects' repositories (the token of `pulsegate hook install`); nothing else of the API.",
   openid: 'Sign you in to the application with your pulsegate account (your user ID).',
   profile: 'See your name, username, profile page, avatar and the groups you belong to.',
   email: 'See your e-mail address.',

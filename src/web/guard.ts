@@ -1,5 +1,6 @@
 /** Who is looking at a page, and the checks every form submission passes. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { nullByteParams } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { ActiveSession } from '../services/accounts/sessions.js';
 import type { UserView } from '../services/views.js';
@@ -69,6 +70,15 @@ export function formGuard(services: Services) {
         reply,
         403,
         errorPage('Form expired', 'This form has expired. Go back, reload the page and try again.'),
+      );
+      return;
+    }
+    // As every API write: no text column stores a NUL, so a form holding one is refused whole.
+    if (nullByteParams(request.body).length > 0) {
+      await sendHtml(
+        reply,
+        400,
+        errorPage('Bad request', 'A field holds a NUL character, which no text may contain.'),
       );
     }
   };

@@ -1,7 +1,7 @@
 /** `/profile/personal_access_tokens`: create (token shown once), list, revoke after confirming. */
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../domain/errors.js';
-import { API_SCOPES } from '../domain/scopes.js';
+import { PERSONAL_TOKEN_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { expiryInstant } from '../services/accounts/credentials.js';
 import type { PersonalTokenView } from '../services/views.js';
@@ -76,7 +76,7 @@ function tokensPage(
           /></label>
           <fieldset>
             <legend>Scopes</legend>
-            ${API_SCOPES.map(
+            ${PERSONAL_TOKEN_SCOPES.map(
               (s) =>
                 html`<label class="check"
                   ><input

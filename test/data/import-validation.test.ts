@@ -63,7 +63,7 @@ const CASES: [string, string][] = [
   [push({ commits: [{ id: 'a', message: 'm', timestamp: 't', url: 'u' }] }), '"push.commits[0].author" is missing'],
   [push({ commit_count: 0, commits: [{ id: 'a', message: 'm', timestamp: 't', url: 'u', author: { name: 'n', email: 'e' } }] }), '"push.commit_count" is smaller than the number of commits'],
   [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'glpat-abc', scopes: ['api'] }), 'this token (same digest) already exists'],
-  [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'x', scopes: ['sudo'] }), '"scopes" has unknown scope sudo (allowed: api, read_api, read_user)'],
+  [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'x', scopes: ['sudo'] }), '"scopes" has unknown scope sudo (allowed: api, read_api, read_user, write_repository)'],
   [JSON.stringify({ kind: 'personal_access_token', id: 2, user_id: 1, name: 't', token: 'x', scopes: 'api', expires_at: '2026-13-01' }), '"expires_at" must be a date YYYY-MM-DD'],
   [application({ secret: 'plain' }), 'unknown field "secret" for kind oauth_application'],
   [application({ uid: 'a b' }), '"uid" must be made of A-Z a-z 0-9 _ -'],

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -39,6 +39,9 @@ for (const dialect of DIALECTS) {
     let env: NodeJS.ProcessEnv;
     let developer: string;
     let guest: string;
+    /** Push tokens (scope write_repository) of the developer and the guest. */
+    let pusher: string;
+    let guestPusher: string;
     let reader: string;
     let projectId: number;
     let privateId: number;
@@ -84,12 +87,18 @@ for (const dialect of DIALECTS) {
       assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
       return r.stdout.trim();
     }
-    function cli(args: string[], extra: NodeJS.ProcessEnv): Run {
-      const r = spawnSync(process.execPath, [BIN, ...args], {
-        env: { ...env, ...extra },
-        encoding: 'utf8',
+    /** The CLI, without blocking the event loop: `hook install` asks this process's server. */
+    function cli(args: string[], extra: NodeJS.ProcessEnv, input = ''): Promise<Run> {
+      return new Promise((done, fail) => {
+        const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...extra } });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+        child.on('error', fail);
+        child.on('close', (status) => done({ status, stdout, stderr }));
+        child.stdin.end(input);
       });
-      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
     }
     function hookEnv(token: string, project = 'alice/app') {
       return { PULSEGATE_URL: server.url, PULSEGATE_TOKEN: token, PULSEGATE_PROJECT: project };
@@ -131,6 +140,8 @@ for (const dialect of DIALECTS) {
           await f.member(secret.id, alice.id, ACCESS_LEVELS.maintainer);
           developer = await f.token(alice.id, ['api']);
           guest = await f.token(bob.id, ['api']);
+          pusher = await f.token(alice.id, ['write_repository']);
+          guestPusher = await f.token(bob.id, ['write_repository']);
           reader = await f.token(carol.id, ['read_api']);
           projectId = project.id;
           privateId = secret.id;
@@ -161,10 +172,29 @@ for (const dialect of DIALECTS) {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    it('hook install writes an executable post-receive (owner only) with the settings quoted for sh; refuses a non-bare path', () => {
-      const r = cli(['hook', 'install', bare], hookEnv(developer));
-      assert.equal(r.status, 0, r.stderr);
+    it('hook install refuses a token that reads the API; writes an executable post-receive (owner only) with the push token quoted for sh; refuses a non-bare path', async () => {
       const hook = join(bare, 'hooks', 'post-receive');
+      // The hook keeps its token on disk: one that reads the API is refused, nothing is written.
+      for (const token of [developer, reader]) {
+        const refused = await cli(['hook', 'install', bare], hookEnv(token));
+        assert.deepEqual(refused, {
+          status: 2,
+          stdout: '',
+          stderr:
+            'pulsegate: PULSEGATE_TOKEN reads the API (scope api, read_api or read_user); the hook keeps its token on disk: give it a push token, scope write_repository only\n',
+        });
+        assert.equal(existsSync(hook), false);
+      }
+      const unknown = await cli(['hook', 'install', bare], hookEnv('glpat-nothing'));
+      assert.equal(unknown.status, 2);
+      assert.equal(
+        unknown.stderr,
+        `pulsegate: ${server.url} refused PULSEGATE_TOKEN (expired, revoked or wrong?)\n`,
+      );
+      assert.equal(existsSync(hook), false);
+
+      const r = await cli(['hook', 'install', bare], hookEnv(pusher));
+      assert.equal(r.status, 0, r.stderr);
       assert.equal(
         r.stdout,
         `installed ${hook}: pushes are reported to ${server.url} for project alice/app\n`,
@@ -172,7 +202,7 @@ for (const dialect of DIALECTS) {
       assert.equal(statSync(hook).mode & 0o777, 0o700);
       const script = readFileSync(hook, 'utf8');
       assert.ok(script.startsWith('#!/bin/sh\n# pulsegate post-receive hook\n'));
-      assert.ok(script.includes(`PULSEGATE_TOKEN='${developer}'\n`));
+      assert.ok(script.includes(`PULSEGATE_TOKEN='${pusher}'\n`));
       assert.ok(script.includes(`PULSEGATE_PROJECT='alice/app'\n`));
       assert.ok(
         script.endsWith(
@@ -181,16 +211,16 @@ for (const dialect of DIALECTS) {
       );
 
       gitOk(['clone', '-q', bare, work], dir);
-      const refused = cli(['hook', 'install', work], hookEnv(developer));
+      const refused = await cli(['hook', 'install', work], hookEnv(pusher));
       assert.equal(refused.status, 2);
       assert.equal(
         refused.stderr,
         `pulsegate: ${work} is not a bare repository (git init --bare)\n`,
       );
-      const inside = cli(['hook', 'install', join(bare, 'hooks')], hookEnv(developer));
+      const inside = await cli(['hook', 'install', join(bare, 'hooks')], hookEnv(pusher));
       assert.equal(inside.status, 2);
       assert.match(inside.stderr, /is not a bare repository/);
-      const missing = cli(['hook', 'install', bare], { PULSEGATE_URL: server.url });
+      const missing = await cli(['hook', 'install', bare], { PULSEGATE_URL: server.url });
       assert.equal(missing.status, 2);
       assert.equal(missing.stderr, 'pulsegate: PULSEGATE_TOKEN, PULSEGATE_PROJECT must be set\n');
     });
@@ -373,7 +403,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("a guest's token: the push succeeds, the hook says why nothing was recorded, no event", async () => {
-      const installed = cli(['hook', 'install', bare], hookEnv(guest));
+      const installed = await cli(['hook', 'install', bare], hookEnv(guestPusher));
       assert.equal(installed.status, 0, installed.stderr);
       const before = (await pushEvents()).length;
       const sha = commit('Pushed by a guest');
@@ -381,7 +411,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.status, 0, r.stderr);
       assert.match(
         r.stderr,
-        /remote: pulsegate: this push was NOT recorded: 403 Forbidden: the token's user may not push to alice\/app \(needs Developer access and a token with scope api\)/,
+        /remote: pulsegate: this push was NOT recorded: 403 Forbidden: the token's user may not push to alice\/app \(needs Developer access and a push token, scope write_repository\)/,
       );
       assert.equal(gitOk(['rev-parse', 'refs/heads/guest-branch'], bare), sha);
       assert.equal((await pushEvents()).length, before);
@@ -393,8 +423,8 @@ for (const dialect of DIALECTS) {
           probe.close(() => done(port));
         });
       });
-      cli(['hook', 'install', bare], {
-        ...hookEnv(developer),
+      await cli(['hook', 'install', bare], {
+        ...hookEnv(pusher),
         PULSEGATE_URL: `http://127.0.0.1:${closed}`,
       });
       commit('Nobody listening');
@@ -412,29 +442,37 @@ for (const dialect of DIALECTS) {
       const head = gitOk(['rev-parse', 'refs/heads/main'], bare);
       const line = `${ZERO} ${head} refs/heads/direct\n`;
       const before = (await pushEvents()).length;
-      const refused = await hook(line, hookEnv(guest));
+      const refused = await hook(line, hookEnv(guestPusher));
       assert.deepEqual(refused, {
         status: 1,
         stdout: '',
         stderr:
-          "pulsegate: this push was NOT recorded: 403 Forbidden: the token's user may not push to alice/app (needs Developer access and a token with scope api)\n",
+          "pulsegate: this push was NOT recorded: 403 Forbidden: the token's user may not push to alice/app (needs Developer access and a push token, scope write_repository)\n",
       });
-      const unknown = await hook(line, hookEnv(developer, 'alice/nothing'));
+      // A hook that still holds an api token (installed before push tokens) records nothing.
+      const api = await hook(line, hookEnv(developer));
+      assert.deepEqual(api, {
+        status: 1,
+        stdout: '',
+        stderr:
+          'pulsegate: this push was NOT recorded: PULSEGATE_TOKEN is not a push token: recording a push takes scope write_repository (run hook install again with one)\n',
+      });
+      const unknown = await hook(line, hookEnv(pusher, 'alice/nothing'));
       assert.equal(unknown.status, 1);
       assert.equal(
         unknown.stderr,
         "pulsegate: this push was NOT recorded: 404 Project Not Found: no project alice/nothing visible to the token's user\n",
       );
-      const garbage = await hook('not a ref update\n', hookEnv(developer));
+      const garbage = await hook('not a ref update\n', hookEnv(pusher));
       assert.equal(garbage.status, 1);
       assert.equal(
         garbage.stderr,
         'pulsegate: this push was NOT recorded: unexpected input line (not "oldrev newrev ref"): not a ref update\n',
       );
-      const notes = await hook(`${ZERO} ${head} refs/notes/commits\n`, hookEnv(developer));
+      const notes = await hook(`${ZERO} ${head} refs/notes/commits\n`, hookEnv(pusher));
       assert.deepEqual(notes, { status: 0, stdout: '', stderr: '' });
       assert.equal((await pushEvents()).length, before);
-      const ok = await hook(line, hookEnv(developer));
+      const ok = await hook(line, hookEnv(pusher));
       assert.equal(ok.status, 0, ok.stderr);
       const event = (await pushEvents()).at(-1)!;
       assert.equal(
@@ -476,7 +514,7 @@ for (const dialect of DIALECTS) {
         const head = gitOk(['rev-parse', 'refs/heads/main'], bare);
         const before = (await pushEvents()).length;
         const r = await hook(`${ZERO} ${head} refs/tags/retried\n`, {
-          ...hookEnv(developer),
+          ...hookEnv(pusher),
           PULSEGATE_URL: `http://127.0.0.1:${port}`,
         });
         assert.equal(r.status, 0, r.stderr);
@@ -519,7 +557,7 @@ for (const dialect of DIALECTS) {
     it('the endpoint: 201 with the events; 401, 403 (scope, role), 404 with GitLab bodies', async () => {
       const ok = await post(
         { changes: [valid(), valid({ ref: 'refs/tags/v2', commits: [], total_commits_count: 0 })] },
-        developer,
+        pusher,
         'alice%2Fapp',
       );
       assert.equal(ok.status, 201, ok.text);
@@ -566,19 +604,76 @@ for (const dialect of DIALECTS) {
       const anonymous = await post({ changes: [valid()] });
       assert.equal(anonymous.status, 401);
       assert.deepEqual(anonymous.body, { message: '401 Unauthorized' });
-      const scope = await post({ changes: [valid()] }, reader);
-      assert.equal(scope.status, 403);
-      assert.equal((scope.body as { error: string }).error, 'insufficient_scope');
-      const role = await post({ changes: [valid()] }, guest);
+      // Only a push token records a push: not `api` (docs/pushes.md), nor a read scope.
+      for (const token of [reader, developer, guest]) {
+        const scope = await post({ changes: [valid()] }, token);
+        assert.equal(scope.status, 403);
+        assert.deepEqual(scope.body, {
+          error: 'insufficient_scope',
+          error_description:
+            'The request requires higher privileges than provided by the access token.',
+          scope: 'write_repository',
+        });
+      }
+      const role = await post({ changes: [valid()] }, guestPusher);
       assert.equal(role.status, 403);
       assert.deepEqual(role.body, { message: '403 Forbidden' });
       // A private project is not found for a non-member, whatever they send.
-      const hidden = await post({ changes: [valid()] }, guest, privateId);
+      const hidden = await post({ changes: [valid()] }, guestPusher, privateId);
       assert.equal(hidden.status, 404);
       assert.deepEqual(hidden.body, { message: '404 Project Not Found' });
-      const unknown = await post({ changes: [valid()] }, developer, 'nobody%2Fnothing');
+      const unknown = await post({ changes: [valid()] }, pusher, 'nobody%2Fnothing');
       assert.equal(unknown.status, 404);
       assert.deepEqual(unknown.body, { message: '404 Project Not Found' });
+    });
+
+    it('a push token reaches nothing else: REST reads and writes, GraphQL, feeds', async () => {
+      const refused = {
+        error: 'insufficient_scope',
+        error_description:
+          'The request requires higher privileges than provided by the access token.',
+      };
+      for (const [method, path, body, scope] of [
+        ['GET', `/api/v4/projects/${projectId}/events`, undefined, 'api read_api'],
+        ['GET', `/api/v4/projects/${projectId}`, undefined, 'api read_api'],
+        ['GET', '/api/v4/events', undefined, 'read_user api read_api'],
+        ['GET', '/api/v4/user', undefined, 'read_user api read_api'],
+        ['POST', `/api/v4/projects/${projectId}/issues`, { title: 'Forged' }, 'api read_api'],
+        ['POST', '/api/v4/projects', { path: 'forged' }, 'api read_api'],
+      ] as const) {
+        const r = await call(server.url, path, {
+          method,
+          headers: { 'private-token': pusher, 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        assert.equal(r.status, 403, `${method} ${path}: ${r.text}`);
+        assert.deepEqual(r.body, { ...refused, scope }, `${method} ${path}`);
+      }
+      const issues = await get(server.url, `/api/v4/projects/${projectId}/issues`, developer);
+      assert.deepEqual(issues.body, []);
+
+      const gql = await raw(
+        server.url,
+        `{ currentUser { username } project(fullPath: "alice/app") { events { nodes { id } } } }`,
+        undefined,
+        { token: pusher },
+      );
+      assert.deepEqual(
+        (gql.body.errors ?? []).map((e) => e.extensions?.code),
+        ['FORBIDDEN', 'FORBIDDEN'],
+      );
+      const mutation = await raw(
+        server.url,
+        `mutation { createIssue(input: { projectPath: "alice/app", title: "Forged" }) { errors } }`,
+        undefined,
+        { token: pusher },
+      );
+      assert.deepEqual(
+        (mutation.body.errors ?? []).map((e) => e.extensions?.code),
+        ['FORBIDDEN'],
+      );
+      const feed = await get(server.url, '/alice/app.atom', pusher);
+      assert.equal(feed.status, 403, feed.text);
     });
 
     it('a report retried with the same Idempotency-Key gets the first answer and records nothing again', async () => {
@@ -587,7 +682,7 @@ for (const dialect of DIALECTS) {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
-            'private-token': developer,
+            'private-token': pusher,
             'idempotency-key': 'pulsegate-hook-test-0',
           },
           body: JSON.stringify({ changes: [valid({ ref: 'refs/heads/idempotent' })] }),
@@ -670,13 +765,13 @@ for (const dialect of DIALECTS) {
         [{ changes: [valid(), valid()] }, 'changes[1][ref] is duplicated'],
       ];
       for (const [body, error] of cases) {
-        const r = await post(body, developer);
+        const r = await post(body, pusher);
         assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 200)} → ${r.text}`);
         assert.deepEqual(r.body, { error });
       }
       const notJson = await call(server.url, `/api/v4/projects/${projectId}/pushes`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'private-token': developer },
+        headers: { 'content-type': 'application/json', 'private-token': pusher },
         body: '{"changes": [',
       });
       assert.equal(notJson.status, 400);
@@ -739,7 +834,7 @@ for (const dialect of DIALECTS) {
               corrupt(changes[at] as unknown as Record<string, unknown>);
               expected = `changes[${at}]${suffix}`;
             }
-            const r = await post({ changes }, developer);
+            const r = await post({ changes }, pusher);
             if (expected === null) {
               assert.equal(r.status, 201, r.text);
               assert.equal((r.body as { events: unknown[] }).events.length, changes.length);
@@ -759,7 +854,7 @@ for (const dialect of DIALECTS) {
       // Anything at all as the body: never a 500.
       await fc.assert(
         fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (body) => {
-          const r = await post({ changes: body }, developer);
+          const r = await post({ changes: body }, pusher);
           assert.ok(r.status === 400 || r.status === 201, `${r.status} ${r.text}`);
         }),
         { numRuns: 60 },

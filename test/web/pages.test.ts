@@ -269,6 +269,50 @@ for (const dialect of DIALECTS) {
       assert.equal(past.status, 422);
     });
 
+    it('personal access tokens: the form offers write_repository; a push token is made for pushes only', async () => {
+      const page = await browser.fetch('/profile/personal_access_tokens');
+      assert.match(
+        page.text,
+        /<input\s+type="checkbox"\s+name="scopes"\s+value="write_repository"/,
+      );
+      const token = csrfOf(page.text);
+      const created = await browser.fetch('/profile/personal_access_tokens', {
+        form: { authenticity_token: token, name: 'post-receive', scopes: 'write_repository' },
+      });
+      assert.equal(created.status, 201, created.text);
+      const pat = /id="created-token">([^<]+)</.exec(created.text)![1]!;
+      const principal = await world.server.services.credentials.authenticate({
+        privateTokenHeader: pat,
+      });
+      assert.deepEqual(principal?.scopes, ['write_repository']);
+      const user = await fetch(`${world.server.url}/api/v4/user`, {
+        headers: { 'private-token': pat },
+      });
+      assert.equal(user.status, 403);
+    });
+
+    it('a NUL character in any form field is a 400 page, and nothing is made', async () => {
+      const token = await csrf('/profile/personal_access_tokens');
+      const forms: Array<[string, Record<string, string>]> = [
+        ['/profile/personal_access_tokens', { name: 'a\u0000b', scopes: 'api' }],
+        [
+          '/profile/applications',
+          { name: 'a\u0000b', redirect_uri: 'https://app.example.com/cb', scopes: 'api' },
+        ],
+      ];
+      for (const [path, fields] of forms) {
+        const before = (await browser.fetch(path)).text;
+        const reply = await browser.fetch(path, { form: { authenticity_token: token, ...fields } });
+        assert.equal(reply.status, 400, `${path}: ${reply.text}`);
+        assert.match(reply.text, /A field holds a NUL character/);
+        const after = (await browser.fetch(path)).text;
+        assert.equal(
+          after.replace(/name="authenticity_token" value="[^"]*"/g, ''),
+          before.replace(/name="authenticity_token" value="[^"]*"/g, ''),
+        );
+      }
+    });
+
     it('two-factor: enrol with QR and key, confirm, recovery codes once; sign-in then asks for a code', async () => {
       const bob = new Browser(world.server.url);
       await bob.signIn('bob', PASSWORD);

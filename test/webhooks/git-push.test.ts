@@ -26,6 +26,8 @@ for (const dialect of DIALECTS) {
     let work: string;
     let env: NodeJS.ProcessEnv;
     let token: string;
+    /** The hook's token: scope write_repository, which records pushes and nothing else. */
+    let pushToken: string;
 
     const gitOk = (args: string[], cwd: string) => {
       const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
@@ -53,6 +55,7 @@ for (const dialect of DIALECTS) {
           const project = await f.project('alice/app', alice.id, 'private');
           await f.member(project.id, alice.id, ACCESS_LEVELS.maintainer);
           token = await f.token(alice.id, ['api']);
+          pushToken = await f.token(alice.id, ['write_repository']);
         },
       });
       const hook = await call(server.url, '/api/v4/projects/alice%2Fapp/hooks', {
@@ -83,14 +86,20 @@ for (const dialect of DIALECTS) {
       const bare = join(dir, 'app.git');
       work = join(dir, 'work');
       gitOk(['init', '-q', '--bare', bare], dir);
-      const install = spawnSync(process.execPath, [BIN, 'hook', 'install', bare], {
-        env: {
-          ...env,
-          PULSEGATE_URL: server.url,
-          PULSEGATE_TOKEN: token,
-          PULSEGATE_PROJECT: 'alice/app',
-        },
-        encoding: 'utf8',
+      // Install asks this process's server about the token: never block the loop either.
+      const install = await new Promise<{ status: number | null; stderr: string }>((done, fail) => {
+        const child = spawn(process.execPath, [BIN, 'hook', 'install', bare], {
+          env: {
+            ...env,
+            PULSEGATE_URL: server.url,
+            PULSEGATE_TOKEN: pushToken,
+            PULSEGATE_PROJECT: 'alice/app',
+          },
+        });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+        child.on('error', fail);
+        child.on('close', (status) => done({ status, stderr }));
       });
       assert.equal(install.status, 0, install.stderr);
       gitOk(['clone', '-q', bare, work], dir);

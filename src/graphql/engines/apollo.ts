@@ -66,7 +66,8 @@ export async function apolloEngine(app: FastifyInstance, schema: GraphQLSchema):
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: {
         body: bodyOf(request, prepared),
-        method: request.method.toUpperCase(),
+        // HEAD is GET without a body (Fastify drops it); Apollo itself only knows GET and POST.
+        method: request.method === 'HEAD' ? 'GET' : request.method.toUpperCase(),
         headers: headerMap(request),
         search: searchOf(request.url, prepared),
       },

@@ -3,7 +3,8 @@
  * write runs in its transaction, and this process's delivery worker.
  */
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, UnprocessableError } from '../../domain/errors.js';
+import { type FieldErrors, checkHookFields, hasErrors } from '../../domain/content-rules.js';
+import { InvalidRecordError, NotFoundError, UnprocessableError } from '../../domain/errors.js';
 import { actionCode, actionFromCode } from '../../domain/vocabulary.js';
 import { parseDestination } from '../../domain/webhook-destination.js';
 import { SealedKeyError, isPlain } from '../../domain/key-sealing.js';
@@ -120,6 +121,13 @@ export class WebhookService {
     return hook;
   }
 
+  /** The model's validations of the free-text fields given (GitLab's 400 with `message`). */
+  private checkFields(input: HookInput): void {
+    const errors: FieldErrors = {};
+    checkHookFields(errors, input);
+    if (hasErrors(errors)) throw new InvalidRecordError(errors);
+  }
+
   private checkUrl(url: string): void {
     // Names are resolved and checked again on every delivery; here what no DNS answer changes.
     if (url.length > 2048 || !parseDestination(url, this.settings.allowLocal).ok) {
@@ -145,6 +153,7 @@ export class WebhookService {
   ): Promise<HookView> {
     const project = await this.hooksProject(actor, idOrPath);
     this.checkUrl(input.url);
+    this.checkFields(input);
     const triggers = { push_events: true, ...input.triggers };
     const flags = Object.fromEntries(HOOK_TRIGGERS.map((t) => [t, triggers[t] ? 1 : 0])) as Record<
       HookTrigger,
@@ -172,6 +181,7 @@ export class WebhookService {
     const project = await this.hooksProject(actor, idOrPath);
     const found = await this.hookRow(project.id, hookId);
     if (input.url !== undefined) this.checkUrl(input.url);
+    this.checkFields(input);
     const row = await this.store.transaction(async (tx) => {
       // The URL the token is judged against is the one this edit replaces, read under a lock:
       // two edits at once cannot leave the old token on a new URL.
