@@ -94,6 +94,8 @@ interface Row {
   refused?: (cell: Cell) => Outcome;
   /** REST: the request (after whatever it needs is made by the Owner), and its success status. */
   rest?: { ok: number; request: (cell: Cell) => Promise<Request> | Request };
+  /** The scope of the token the row's REST request carries: `api` unless said otherwise. */
+  scope?: 'write_repository';
   /** GraphQL: the operation, answered 200 with data or with a GraphQL error code. */
   graphql?: (cell: Cell) => Promise<{ query: string; variables?: unknown }>;
 }
@@ -560,8 +562,9 @@ for (const dialect of DIALECTS) {
       },
       {
         name: 'record a push',
-        rule: 'push_code: Developer',
+        rule: 'push_code: Developer, with a push token (docs/pushes.md)',
         write: true,
+        scope: 'write_repository',
         min: at('developer'),
         rest: {
           ok: 201,
@@ -588,6 +591,8 @@ for (const dialect of DIALECTS) {
     const hooks = new Map<number, number>();
     const milestones = new Map<number, number>();
     const hookOf = (c: Cell) => hooks.get(c.project)!;
+    /** Each role's push token (scope write_repository), for the rows that record pushes. */
+    const pushTokens: Record<string, string> = {};
     const milestoneOf = (c: Cell) => milestones.get(c.project)!;
 
     before(async () => {
@@ -603,6 +608,9 @@ for (const dialect of DIALECTS) {
         .where('id', '=', a.ids.blocked!)
         .execute();
       a.tokens.admin = a.tokens.root!;
+      for (const [role, id] of Object.entries(a.ids)) {
+        pushTokens[role === 'root' ? 'admin' : role] = await a.fx.token(id, ['write_repository']);
+      }
       for (const visibility of VISIBILITIES) {
         const made = await asOwner('POST', '/projects', {
           path: `table-${visibility}`,
@@ -678,7 +686,8 @@ for (const dialect of DIALECTS) {
         if (!row.rest) continue;
         for (const cell of cells()) {
           const request = await row.rest.request(cell);
-          const token = cell.role === 'anonymous' ? undefined : a.tokens[cell.role];
+          const tokens = row.scope === 'write_repository' ? pushTokens : a.tokens;
+          const token = cell.role === 'anonymous' ? undefined : tokens[cell.role];
           const res = await api(a.server, request.method, request.path, token, request.body);
           const outcome = expected(row, cell);
           const status = outcome === 'ok' ? row.rest.ok : REST_STATUS[outcome];
