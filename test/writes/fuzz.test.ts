@@ -224,14 +224,20 @@ const request = fc.constantFrom(...ENDPOINTS).chain((endpoint) =>
   ),
 );
 
-/** GitLab's error bodies: Grape's `error`, a `message` (text or per field), OAuth's scope error. */
+/**
+ * GitLab's error bodies: Grape's `error`, a `message` (text, a list of texts as `conflict!` sends a
+ * model's errors, or per field), OAuth's scope error.
+ */
 function assertErrorShape(status: number, b: unknown, where: string): void {
   assert.ok(b !== null && typeof b === 'object' && !Array.isArray(b), `${where}: ${String(b)}`);
   const body = b as Record<string, unknown>;
   const keys = Object.keys(body).sort().join(' ');
   const text = (v: unknown) => typeof v === 'string' && v.length > 0;
   if (keys === 'error') assert.ok(text(body.error), where);
-  else if (keys === 'message' && typeof body.message === 'object' && body.message !== null) {
+  else if (keys === 'message' && Array.isArray(body.message)) {
+    assert.equal(status, 409, where);
+    assert.ok(body.message.length > 0 && body.message.every(text), where);
+  } else if (keys === 'message' && typeof body.message === 'object' && body.message !== null) {
     for (const messages of Object.values(body.message))
       assert.ok(Array.isArray(messages) && messages.every(text), where);
   } else if (keys === 'message') assert.ok(text(body.message), where);
@@ -380,7 +386,7 @@ for (const dialect of DIALECTS) {
             assert.equal(ok.status, status, `${vMethod} ${vPath}: ${ok.text}`);
           },
         ),
-        { numRuns: 200 },
+        { numRuns: 200, includeErrorInReport: true },
       );
       // Every created issue left exactly one "created" event.
       const issues = await api(
