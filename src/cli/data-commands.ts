@@ -3,7 +3,8 @@
  * options (usage.ts), parses them, calls a service and prints; exit code 2 for bad arguments, 1
  * when the work failed.
  */
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, rmSync, rmdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { type ConfigInput, loadConfig } from '../config.js';
 import { NotFoundError } from '../domain/errors.js';
@@ -18,6 +19,7 @@ import {
   validateNewToken,
   validateNewUser,
 } from '../services/accounts/provisioning.js';
+import { parseDatabaseUrl } from '../store/database.js';
 import { type Store, openStore } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 import {
@@ -141,6 +143,34 @@ async function withStore<T>(values: Values, run: (store: Store) => Promise<T>): 
   }
 }
 
+/**
+ * Runs `work`; when it fails, a SQLite database it created is removed with its side files and
+ * the directories made for it: a failed import leaves nothing behind.
+ */
+async function removedOnFailure<T>(values: Values, work: () => Promise<T>): Promise<T> {
+  const url = values['database-url'];
+  const { databaseUrl } = loadConfig({ databaseUrl: typeof url === 'string' ? url : undefined });
+  const parsed = parseDatabaseUrl(databaseUrl);
+  const path = parsed.dialect === 'sqlite' && parsed.target !== ':memory:' ? parsed.target : null;
+  if (path === null || existsSync(path)) return work();
+  let existing = dirname(path);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return await work();
+  } catch (error) {
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      rmSync(`${path}${suffix}`, { force: true });
+    for (let dir = dirname(path); dir !== existing && dir !== dirname(dir); dir = dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break;
+      }
+    }
+    throw error;
+  }
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -236,8 +266,10 @@ async function importCommand(args: string[]): Promise<number> {
   if (!file) throw new UsageError('import needs a file (or - for standard input)');
   if (file !== '-' && !existsSync(file)) throw new UsageError(`no such file: ${file}`);
   const progress = new ProgressReporter('import', progressMode(values.progress === true));
-  const summary = await withStore(values, (store) =>
-    new ImportService(store, systemClock).importFile(file, { onProgress: progress.update }),
+  const summary = await removedOnFailure(values, () =>
+    withStore(values, (store) =>
+      new ImportService(store, systemClock).importFile(file, { onProgress: progress.update }),
+    ),
   );
   progress.finish();
   process.stdout.write(`${summaryLine('imported', summary)}\n`);
