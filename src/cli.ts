@@ -34,6 +34,7 @@ import {
 import { ImportError } from './data/import.js';
 import { NotEmptyError } from './data/seed.js';
 import { ValidationError } from './domain/errors.js';
+import { SealedKeyError } from './domain/key-sealing.js';
 import { systemClock } from './services/clock.js';
 import { DatabaseUnavailableError } from './store/connection-errors.js';
 import { openStore } from './store/store.js';
@@ -382,6 +383,7 @@ function report(error: unknown): number {
     error instanceof DatabaseUnavailableError ||
     error instanceof ConfigError ||
     error instanceof WorkerCountError ||
+    error instanceof SealedKeyError ||
     error instanceof StartupError
   ) {
     say(error.message);
