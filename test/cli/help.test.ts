@@ -45,9 +45,13 @@ describe('pulsegate --help, --version, unknown commands and options', () => {
       ]) {
         // Given what would otherwise start the work: a database, and for serve a demo and a port.
         const extra = name === 'serve' ? ['--demo', '--port', '0'] : [];
-        const run = await pulsegate([...args, ...extra], undefined, {
-          DATABASE_URL: `sqlite:${db}`,
-        });
+        // A serve that started anyway is stopped, and fails the test.
+        const run = await pulsegate(
+          [...args, ...extra],
+          undefined,
+          { DATABASE_URL: `sqlite:${db}` },
+          20_000,
+        );
         const what = args.join(' ');
         assert.equal(run.code, 0, `${what}: ${run.stderr}`);
         assert.equal(run.stderr, '', what);

@@ -12,10 +12,12 @@ export interface Run {
   stderr: string;
 }
 
+/** Runs `pulsegate …`; one still running after `timeoutMs` is killed (its code is then null). */
 export function pulsegate(
   args: string[],
   input?: string,
   env: Record<string, string> = {},
+  timeoutMs?: number,
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -27,8 +29,12 @@ export function pulsegate(
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = timeoutMs ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : undefined;
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
     child.stdin.end(input ?? '');
   });
 }
