@@ -12,6 +12,7 @@ import {
   type OptionSpec,
   UsageError,
   type Values,
+  asksForStacks,
   parseCommand,
   usageOf,
   wantsHelp,
@@ -286,6 +287,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(usageOf(found.command.spec));
     return 0;
   }
+  debugStacks ||= asksForStacks(found.args);
   return found.command.run(found.args);
 }
 
@@ -297,7 +299,6 @@ async function serve(args: string[]): Promise<number> {
     shutdownTimeout: values['shutdown-timeout'] as string | undefined,
     ...(values['webhooks-allow-local'] ? { webhooksAllowLocal: true } : {}),
   });
-  debugStacks = config.logLevel === 'debug' || config.logLevel === 'trace';
   const demo = values.demo === true;
   const workers = isWorker()
     ? 1
@@ -356,7 +357,6 @@ async function printDemoBanner(config: Config): Promise<void> {
 async function migrate(args: string[]): Promise<number> {
   const { values } = parseCommand(MIGRATE, args);
   const config = loadConfig(configInput(values));
-  debugStacks = config.logLevel === 'debug' || config.logLevel === 'trace';
   const store = await openStore(config.databaseUrl, { migrate: false });
   try {
     const { applied } = await store.migrate();

@@ -26,6 +26,7 @@ import {
   type CommandSpec,
   type OptionSpec,
   UsageError,
+  LOG_LEVEL_OPTION,
   type Values,
   parseCommand,
 } from './usage.js';
@@ -38,6 +39,7 @@ const DATABASE: Record<string, OptionSpec> = {
     value: 'URL',
     help: 'sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…\n(env DATABASE_URL)',
   },
+  ...LOG_LEVEL_OPTION,
 };
 
 const PROGRESS: Record<string, OptionSpec> = {
@@ -134,7 +136,11 @@ function count(values: Values, name: string, fallback: number, min: number): num
 
 async function withStore<T>(values: Values, run: (store: Store) => Promise<T>): Promise<T> {
   const url = values['database-url'];
-  const input: ConfigInput = { databaseUrl: typeof url === 'string' ? url : undefined };
+  const level = values['log-level'];
+  const input: ConfigInput = {
+    databaseUrl: typeof url === 'string' ? url : undefined,
+    logLevel: typeof level === 'string' ? level : undefined,
+  };
   const store = await openStore(loadConfig(input).databaseUrl);
   try {
     return await run(store);

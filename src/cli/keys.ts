@@ -9,7 +9,7 @@ import { systemClock } from '../services/clock.js';
 import { SigningKeyService } from '../services/provider/signing-keys.js';
 import { SigningKeyStore } from '../store/signing-keys.js';
 import { openStore } from '../store/store.js';
-import { type CommandSpec, UsageError, parseCommand, usageOf } from './usage.js';
+import { type CommandSpec, LOG_LEVEL_OPTION, UsageError, parseCommand, usageOf } from './usage.js';
 
 export const KEYS: CommandSpec = {
   name: 'keys',
@@ -30,6 +30,7 @@ export const KEYS: CommandSpec = {
       value: 'KEY',
       help: 'Seals the signing keys in the database\n(env PULSEGATE_KEY_ENCRYPTION_KEY; prefer the environment)',
     },
+    ...LOG_LEVEL_OPTION,
   },
   positionals: 1,
 };
@@ -47,6 +48,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   const config = loadConfig({
     databaseUrl: str(values['database-url']),
     keyEncryptionKey: str(values['key-encryption-key']),
+    logLevel: str(values['log-level']),
   });
   const store = await openStore(config.databaseUrl);
   try {

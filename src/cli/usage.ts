@@ -42,6 +42,26 @@ export const HELP_OPTION: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h', help: 'Print this help and exit' },
 };
 
+/** Accepted by every command: at debug, an unexpected error is printed with its stack. */
+export const LOG_LEVEL_OPTION: Record<string, OptionSpec> = {
+  'log-level': {
+    type: 'string',
+    value: 'LEVEL',
+    help: 'debug prints the stack of an unexpected error (env LOG_LEVEL)',
+  },
+};
+
+/** Whether the arguments set `--log-level` to debug or trace. */
+export function asksForStacks(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    const value = arg === '--log-level' ? args[i + 1] : /^--log-level=(.*)$/.exec(arg)?.[1];
+    if (value === 'debug' || value === 'trace') return true;
+  }
+  return false;
+}
+
 const COLUMN = 28;
 
 function optionLines(options: Record<string, OptionSpec>): string {

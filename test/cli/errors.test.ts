@@ -299,16 +299,13 @@ describe('command-line errors', () => {
       /^pulsegate: [^\n]+\n\(run with --log-level debug, or LOG_LEVEL=debug, to see where\)\n$/,
     );
     for (const [args, env] of [
-      [['--log-level', 'debug'], {}],
-      [[], { LOG_LEVEL: 'debug' }],
+      [['migrate', '--log-level', 'debug'], {}],
+      [['migrate'], { LOG_LEVEL: 'debug' }],
+      [['export', '--log-level=debug'], {}],
     ] as const) {
-      const debug = await pulsegate(
-        ['migrate', '--database-url', `sqlite:${path}`, ...args],
-        undefined,
-        env,
-      );
-      assert.equal(debug.code, 1);
-      assert.match(debug.stderr, NO_STACK);
+      const debug = await pulsegate([...args, '--database-url', `sqlite:${path}`], undefined, env);
+      assert.equal(debug.code, 1, args.join(' '));
+      assert.match(debug.stderr, NO_STACK, args.join(' '));
     }
   });
 
