@@ -416,5 +416,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     process.exitCode = report(error);
+    // A worker's channel to its primary would keep it alive: the primary waits for its exit.
+    if (isWorker()) process.disconnect?.();
   },
 );

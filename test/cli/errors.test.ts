@@ -237,20 +237,23 @@ describe('command-line errors', () => {
     const taken = net.createServer(() => {});
     await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
     const { port } = taken.address() as net.AddressInfo;
+    const line =
+      `pulsegate: port ${port} is already in use (127.0.0.1:${port}): another pulsegate may be` +
+      ' running there. Stop it, or choose another port with --port N (or PORT=N).';
     try {
-      const run = await pulsegate([
-        'serve',
-        '--port',
-        String(port),
-        '--database-url',
-        `sqlite:${join(dir, 'port.db')}`,
-      ]);
+      const db = `sqlite:${join(dir, 'port.db')}`;
+      const run = await pulsegate(['serve', '--port', String(port), '--database-url', db]);
       assert.equal(run.code, 1);
-      assert.equal(
-        run.stderr,
-        `pulsegate: port ${port} is already in use (127.0.0.1:${port}): another pulsegate may be` +
-          ' running there. Stop it, or choose another port with --port N (or PORT=N).\n',
+      assert.equal(run.stderr, `${line}\n`);
+      // With workers, each says so (once per worker) and the whole exits 1 rather than waiting.
+      const workers = await pulsegate(
+        ['serve', '--workers', '2', '--port', String(port), '--database-url', db],
+        undefined,
+        {},
+        60_000,
       );
+      assert.equal(workers.code, 1, workers.stderr);
+      assert.deepEqual([...new Set(workers.stderr.trimEnd().split('\n'))], [line]);
     } finally {
       taken.close();
     }
