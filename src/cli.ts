@@ -278,7 +278,16 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(HOOK_HELP);
       return 0;
     }
-    return runHookCommand(argv.slice(1));
+    try {
+      return await runHookCommand(argv.slice(1));
+    } catch (error) {
+      // hook parses its own options: its refusal of one, said as the other commands say it.
+      const name = /'(-[^']+)'/.exec((error as Error | null)?.message ?? '')?.[1];
+      if ((error as { code?: unknown } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && name) {
+        throw new UsageError(`unknown option ${name} for hook`, HOOK_HELP);
+      }
+      throw error;
+    }
   }
   const found = findCommand(argv);
   if (!found) throw new UsageError(`unknown command: ${first}`, OVERVIEW);

@@ -100,6 +100,12 @@ describe('pulsegate --help, --version, unknown commands and options', () => {
       assert.equal(run.code, 0, args.join(' '));
       assert.match(run.stdout, /^Usage:\n {2}hook install <bare-repo>/, args.join(' '));
     }
+    const unknown = await pulsegate(['hook', 'install', '--forse', '/nowhere']);
+    assert.equal(unknown.code, 2);
+    assert.match(
+      unknown.stderr,
+      /^pulsegate: unknown option --forse for hook\n\nUsage:\n {2}hook install/,
+    );
   });
 
   it('pulsegate --help and help list the commands; pulsegate alone lists them on stderr, exit 2', async () => {
