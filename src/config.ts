@@ -6,6 +6,9 @@ import { KEY_ENCRYPTION_KEY_MIN_LENGTH } from './domain/key-sealing.js';
 export type GraphqlEngine = 'mercurius' | 'apollo';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Logs for people (one line per request) or for machines (JSON lines). */
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface Config {
   host: string;
@@ -14,6 +17,8 @@ export interface Config {
   /** Base URL clients use; issuer, links and web URLs come from it, never from request headers. */
   externalUrl: string;
   logLevel: LogLevel;
+  /** Default: pretty when stdout is a terminal, json otherwise. */
+  logFormat: LogFormat;
   graphqlEngine: GraphqlEngine;
   /** Requests per minute per client on the API; 0 disables the limit. */
   rateLimit: number;
@@ -71,6 +76,7 @@ export interface ConfigInput {
   databaseUrl?: string | undefined;
   externalUrl?: string | undefined;
   logLevel?: string | undefined;
+  logFormat?: string | undefined;
   graphqlEngine?: string | undefined;
   rateLimit?: string | number | undefined;
   pageRateLimit?: string | number | undefined;
@@ -87,63 +93,92 @@ export interface ConfigInput {
   sshPort?: string | number | undefined;
 }
 
-/** Flags win over environment variables, which win over defaults. */
-export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
-  const host = flags.host ?? env.HOST ?? '127.0.0.1';
-  const port = parsePort(flags.port ?? env.PORT ?? 3000);
+/**
+ * Flags win over environment variables, which win over defaults. An empty variable (`PORT=`) is
+ * not set. A refused value is a ConfigError naming the flag, its variable and what it takes.
+ */
+export function loadConfig(
+  flags: ConfigInput = {},
+  env: NodeJS.ProcessEnv = process.env,
+  terminal: boolean = process.stdout.isTTY === true,
+): Config {
+  const setting = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const host = flags.host ?? setting('HOST') ?? '127.0.0.1';
+  const port = parsePort(flags.port ?? setting('PORT') ?? 3000);
   const databaseUrl = normalizeDatabaseUrl(
-    flags.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    flags.databaseUrl ?? setting('DATABASE_URL') ?? DEFAULT_DATABASE_URL,
   );
   const externalRaw =
-    flags.externalUrl ?? env.PULSEGATE_EXTERNAL_URL ?? `http://${hostForUrl(host)}:${port}`;
+    flags.externalUrl ?? setting('PULSEGATE_EXTERNAL_URL') ?? `http://${hostForUrl(host)}:${port}`;
   const externalUrl = parseExternalUrl(externalRaw);
-  const logLevel = (flags.logLevel ?? env.LOG_LEVEL ?? 'info') as LogLevel;
+  const logLevel = (flags.logLevel ?? setting('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}: ${logLevel}`);
+    throw new ConfigError(
+      `--log-level (or LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, not ${logLevel}`,
+    );
+  }
+  const logFormat = (flags.logFormat ??
+    setting('PULSEGATE_LOG_FORMAT') ??
+    (terminal ? 'pretty' : 'json')) as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) {
+    throw new ConfigError(
+      `--log-format (or PULSEGATE_LOG_FORMAT) must be pretty or json, not ${logFormat}`,
+    );
   }
   const graphqlEngine = (flags.graphqlEngine ??
-    env.PULSEGATE_GRAPHQL_ENGINE ??
+    setting('PULSEGATE_GRAPHQL_ENGINE') ??
     'mercurius') as GraphqlEngine;
   if (graphqlEngine !== 'mercurius' && graphqlEngine !== 'apollo') {
-    throw new ConfigError(`graphql engine must be mercurius or apollo: ${String(graphqlEngine)}`);
+    throw new ConfigError(
+      `--graphql-engine (or PULSEGATE_GRAPHQL_ENGINE) must be mercurius or apollo, not ${String(graphqlEngine)}`,
+    );
   }
-  const rateLimit = Number(flags.rateLimit ?? env.PULSEGATE_RATE_LIMIT ?? 600);
+  const rateLimit = Number(flags.rateLimit ?? setting('PULSEGATE_RATE_LIMIT') ?? 600);
   if (!Number.isInteger(rateLimit) || rateLimit < 0) {
-    throw new ConfigError(`rate limit must be a whole number of requests per minute: ${rateLimit}`);
+    throw new ConfigError(
+      `--rate-limit (or PULSEGATE_RATE_LIMIT) must be a whole number of requests per minute, 0 for none: ${flags.rateLimit ?? setting('PULSEGATE_RATE_LIMIT')}`,
+    );
   }
-  const pageRateLimit = Number(flags.pageRateLimit ?? env.PULSEGATE_PAGE_RATE_LIMIT ?? 120);
+  const pageRateLimit = Number(flags.pageRateLimit ?? setting('PULSEGATE_PAGE_RATE_LIMIT') ?? 120);
   if (!Number.isInteger(pageRateLimit) || pageRateLimit < 0) {
     throw new ConfigError(
-      `page rate limit must be a whole number of requests per minute: ${pageRateLimit}`,
+      `PULSEGATE_PAGE_RATE_LIMIT must be a whole number of requests per minute, 0 for none: ${flags.pageRateLimit ?? setting('PULSEGATE_PAGE_RATE_LIMIT')}`,
     );
   }
   const ropc =
-    flags.passwordGrantWithoutClient ?? env.PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT ?? 'true';
-  const passwordGrant = flags.passwordGrant ?? env.PULSEGATE_PASSWORD_GRANT ?? 'true';
-  const pageCache = flags.pageCache ?? env.PULSEGATE_PAGE_CACHE ?? 'true';
-  const keyEncryptionKey = flags.keyEncryptionKey ?? env.PULSEGATE_KEY_ENCRYPTION_KEY ?? null;
+    flags.passwordGrantWithoutClient ??
+    setting('PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT') ??
+    'true';
+  const passwordGrant = flags.passwordGrant ?? setting('PULSEGATE_PASSWORD_GRANT') ?? 'true';
+  const pageCache = flags.pageCache ?? setting('PULSEGATE_PAGE_CACHE') ?? 'true';
+  const keyEncryptionKey =
+    flags.keyEncryptionKey ?? setting('PULSEGATE_KEY_ENCRYPTION_KEY') ?? null;
   if (keyEncryptionKey !== null && keyEncryptionKey.length < KEY_ENCRYPTION_KEY_MIN_LENGTH) {
     throw new ConfigError(
-      `key-encryption key must be at least ${KEY_ENCRYPTION_KEY_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
+      `the key-encryption key (PULSEGATE_KEY_ENCRYPTION_KEY or --key-encryption-key) must be at least ${KEY_ENCRYPTION_KEY_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
     );
   }
-  const shutdownTimeout = Number(flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT ?? 10);
+  const shutdownRaw = flags.shutdownTimeout ?? setting('PULSEGATE_SHUTDOWN_TIMEOUT');
+  const shutdownTimeout = Number(shutdownRaw ?? 10);
   if (!Number.isFinite(shutdownTimeout) || shutdownTimeout <= 0 || shutdownTimeout > 3600) {
     throw new ConfigError(
-      `shutdown timeout must be a number of seconds above 0 and at most 3600: ${flags.shutdownTimeout ?? env.PULSEGATE_SHUTDOWN_TIMEOUT}`,
+      `--shutdown-timeout (or PULSEGATE_SHUTDOWN_TIMEOUT) must be a number of seconds above 0 and at most 3600: ${shutdownRaw}`,
     );
   }
   const metricsAllow = parseAllowList(
-    flags.metricsAllow ?? env.PULSEGATE_METRICS_ALLOW ?? DEFAULT_METRICS_ALLOW,
+    flags.metricsAllow ?? setting('PULSEGATE_METRICS_ALLOW') ?? DEFAULT_METRICS_ALLOW,
   );
-  const corsOrigins = parseOrigins(flags.corsOrigins ?? env.PULSEGATE_CORS_ORIGINS ?? '*');
-  const allowLocal = flags.webhooksAllowLocal ?? env.PULSEGATE_WEBHOOKS_ALLOW_LOCAL ?? 'false';
-  const gravatar = flags.gravatar ?? env.PULSEGATE_GRAVATAR ?? 'false';
-  const sshHost = parseSshHost(flags.sshHost ?? env.PULSEGATE_SSH_HOST);
-  const sshPortRaw = flags.sshPort ?? env.PULSEGATE_SSH_PORT ?? 22;
+  const corsOrigins = parseOrigins(flags.corsOrigins ?? setting('PULSEGATE_CORS_ORIGINS') ?? '*');
+  const allowLocal =
+    flags.webhooksAllowLocal ?? setting('PULSEGATE_WEBHOOKS_ALLOW_LOCAL') ?? 'false';
+  const gravatar = flags.gravatar ?? setting('PULSEGATE_GRAVATAR') ?? 'false';
+  const sshHost = parseSshHost(flags.sshHost ?? setting('PULSEGATE_SSH_HOST'));
+  const sshPortRaw = flags.sshPort ?? setting('PULSEGATE_SSH_PORT') ?? 22;
   const sshPort = Number(sshPortRaw);
   if (!Number.isInteger(sshPort) || sshPort < 1 || sshPort > 65535) {
-    throw new ConfigError(`SSH port must be an integer from 1 to 65535: ${sshPortRaw}`);
+    throw new ConfigError(
+      `--ssh-port (or PULSEGATE_SSH_PORT) must be a whole number from 1 to 65535: ${sshPortRaw}`,
+    );
   }
   return {
     host,
@@ -151,6 +186,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     databaseUrl,
     externalUrl,
     logLevel,
+    logFormat,
     graphqlEngine,
     rateLimit,
     pageRateLimit,
@@ -174,7 +210,7 @@ function parseSshHost(value: string | undefined): string | null {
   const host = value.trim();
   if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/.test(host)) {
     throw new ConfigError(
-      `SSH host must be a host name or address, without a scheme, user or port: ${host}`,
+      `--ssh-host (or PULSEGATE_SSH_HOST) must be a host name or address, without a scheme, user or port: ${host}`,
     );
   }
   return host;
@@ -208,7 +244,8 @@ function parseOrigins(value: string): string[] {
     .split(',')
     .map((o) => o.trim())
     .filter((o) => o !== '');
-  if (origins.length === 0) throw new ConfigError('CORS origins must be * or a list of origins');
+  if (origins.length === 0)
+    throw new ConfigError('PULSEGATE_CORS_ORIGINS must be * or a list of origins');
   for (const origin of origins) {
     if (origin === '*') continue;
     let parsed: string | null = null;
@@ -219,7 +256,7 @@ function parseOrigins(value: string): string[] {
     }
     if (parsed !== origin) {
       throw new ConfigError(
-        `CORS origin must be * or scheme://host[:port] without a path: ${origin}`,
+        `PULSEGATE_CORS_ORIGINS must be * or origins scheme://host[:port] without a path: ${origin}`,
       );
     }
   }
@@ -229,7 +266,7 @@ function parseOrigins(value: string): string[] {
 function parsePort(value: string | number): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`port must be an integer from 0 to 65535: ${value}`);
+    throw new ConfigError(`--port (or PORT) must be an integer from 0 to 65535, not ${value}`);
   }
   return port;
 }
@@ -245,13 +282,19 @@ function parseExternalUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`external URL is not a URL: ${value}`);
+    throw new ConfigError(
+      `--external-url (or PULSEGATE_EXTERNAL_URL) must be a URL such as https://pulse.example.com: ${value}`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`external URL must be http or https: ${value}`);
+    throw new ConfigError(
+      `--external-url (or PULSEGATE_EXTERNAL_URL) must be an http or https URL: ${value}`,
+    );
   }
   if (url.search || url.hash)
-    throw new ConfigError(`external URL must not have a query or fragment: ${value}`);
+    throw new ConfigError(
+      `--external-url (or PULSEGATE_EXTERNAL_URL) must not have a query or fragment: ${value}`,
+    );
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -259,8 +302,15 @@ function parseExternalUrl(value: string): string {
 export function normalizeDatabaseUrl(url: string): string {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (path === '') {
+      throw new ConfigError(
+        '--database-url (or DATABASE_URL) sqlite: needs a file path, e.g. sqlite:./data/pulsegate.db',
+      );
+    }
     return path === ':memory:' ? url : `sqlite:${resolve(path)}`;
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return url;
-  throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://…: ${url}`);
+  throw new ConfigError(
+    `--database-url (or DATABASE_URL) must be sqlite:<path> or postgres://…, not ${url}`,
+  );
 }

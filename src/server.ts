@@ -5,13 +5,14 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { atomFeeds } from './feeds/index.js';
 import { graphqlApi } from './graphql/index.js';
 import { oauthEndpoints } from './oauth/index.js';
 import { RATE_LIMIT_TEXT, limitRequests, registerRateLimit } from './http/rate-limit.js';
 import { isWarmUp } from './http/warm-up.js';
+import { RequestLog, logDestination } from './http/logging.js';
 import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
@@ -38,9 +39,9 @@ export interface BuildOptions {
   /** An already open store (tests share one); otherwise one is opened from the config. */
   store?: Store;
   clock?: Clock;
-  /** Pino options or a logger; defaults to JSON lines at the configured level. */
+  /** Pino options or a logger; defaults to lines in the configured format and level. */
   logger?: FastifyServerOptions['logger'];
-  /** Where the default logger writes its JSON lines (stdout when absent). */
+  /** Where the default logger writes its lines (stdout when absent). */
   logStream?: { write(line: string): unknown };
 }
 
@@ -97,6 +98,10 @@ export function redactUrl(url: string): string {
   return redacted ? `${url.slice(0, at + 1)}${parts.join('')}` : url;
 }
 
+function withStream(stream: { write(line: string): unknown } | undefined) {
+  return stream ? { stream } : {};
+}
+
 export async function buildServer(options: BuildOptions): Promise<Server> {
   const { config } = options;
   const store = options.store ?? (await openStore(config.databaseUrl));
@@ -117,7 +122,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
         ? false
         : {
             level: config.logLevel,
-            ...(options.logStream ? { stream: options.logStream } : {}),
+            ...withStream(logDestination(config.logFormat, options.logStream)),
             redact: [
               'req.headers.authorization',
               'req.headers["private-token"]',
@@ -131,8 +136,8 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
               }),
             },
           }),
-    // The server's own warm-up requests (http/warm-up.ts) are not logged.
-    logController: new LogController({ disableRequestLogging: (req: object) => isWarmUp(req) }),
+    // One line per request; the server's own warm-up requests (http/warm-up.ts) are not logged.
+    logController: new RequestLog({ disableRequestLogging: (req: object) => isWarmUp(req) }),
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     bodyLimit: 1024 * 1024,

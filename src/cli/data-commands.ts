@@ -1,10 +1,11 @@
 /**
- * The data commands: `users create`, `tokens create`, `seed`, `import`, `export`. Each parses its
- * flags, calls a service and prints; exit code 2 for bad arguments, 1 when the work failed.
+ * The data commands: `users create`, `tokens create`, `seed`, `import`, `export`. Each declares its
+ * options (usage.ts), parses them, calls a service and prints; exit code 2 for bad arguments, 1
+ * when the work failed.
  */
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, rmSync, rmdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ConfigInput, loadConfig } from '../config.js';
 import { NotFoundError } from '../domain/errors.js';
 import { ExportService } from '../data/export.js';
@@ -18,62 +19,104 @@ import {
   validateNewToken,
   validateNewUser,
 } from '../services/accounts/provisioning.js';
+import { parseDatabaseUrl } from '../store/database.js';
 import { type Store, openStore } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
+import {
+  type CommandSpec,
+  type OptionSpec,
+  UsageError,
+  LOG_LEVEL_OPTION,
+  type Values,
+  parseCommand,
+} from './usage.js';
 
-/** A command line that cannot run as given (exit code 2). */
-export class UsageError extends Error {}
+export { UsageError };
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
+const DATABASE: Record<string, OptionSpec> = {
+  'database-url': {
+    type: 'string',
+    value: 'URL',
+    help: 'sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…\n(env DATABASE_URL)',
+  },
+  ...LOG_LEVEL_OPTION,
+};
 
-const DATABASE = { 'database-url': { type: 'string' } } as const;
+const PROGRESS: Record<string, OptionSpec> = {
+  progress: {
+    type: 'boolean',
+    help: 'Print progress lines even when stderr is not a terminal',
+  },
+};
 
-export const DATA_USAGE = `  users create --username U --email E --name N (--password P | --password-stdin) [--admin]
-                            Create a user
-  tokens create --user U --name N --scopes api,read_user [--expires-at YYYY-MM-DD]
-                            Create a personal access token (printed once)
-  seed                      Load the demo data set into an empty database
-  seed --events N [--users U] [--projects P] [--seed S]
-                            Generate synthetic data (benchmarks)
-  import <file|->           Import newline-delimited JSON (one transaction)
-  export [file]             Export everything as newline-delimited JSON (default: stdout)
-                            (seed, import, export: --progress prints progress lines when
-                            stderr is not a terminal)
-`;
+export const USERS_CREATE: CommandSpec = {
+  name: 'users create',
+  synopsis:
+    'users create --username U --email E --name N (--password P | --password-stdin) [--admin]',
+  summary: 'Create a user.',
+  options: {
+    username: { type: 'string', value: 'U', help: 'Login name (required)' },
+    email: { type: 'string', value: 'E', help: 'E-mail address (required)' },
+    name: { type: 'string', value: 'N', help: 'Display name (required)' },
+    password: {
+      type: 'string',
+      value: 'P',
+      help: 'Password (visible to ps; prefer --password-stdin)',
+    },
+    'password-stdin': { type: 'boolean', help: 'Read the password from standard input' },
+    admin: { type: 'boolean', help: 'Make the user an administrator' },
+    ...DATABASE,
+  },
+};
 
-/**
- * `--events -5` → `--events=-5`: parseArgs takes a value that starts with a dash for an option of
- * its own and refuses it with advice about `=`; joined, the value reaches our own check and its
- * plain message.
- */
-function joinDashedValues(args: string[], options: Options): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : '';
-    const next = args[i + 1];
-    if (options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${args[i]}=${next}`);
-      i++;
-    } else {
-      out.push(args[i]!);
-    }
-  }
-  return out;
-}
+export const TOKENS_CREATE: CommandSpec = {
+  name: 'tokens create',
+  synopsis: 'tokens create --user U --name N --scopes api,read_user [--expires-at YYYY-MM-DD]',
+  summary: 'Create a personal access token; it is printed once, on standard output.',
+  options: {
+    user: { type: 'string', value: 'U', help: 'Username of the owner (required)' },
+    name: { type: 'string', value: 'N', help: 'Name of the token (required)' },
+    scopes: {
+      type: 'string',
+      value: 'LIST',
+      help: 'Comma-separated scopes: api, read_api, read_user (required)',
+    },
+    'expires-at': { type: 'string', value: 'YYYY-MM-DD', help: 'Expiry date (default: never)' },
+    ...DATABASE,
+  },
+};
 
-function parse(args: string[], options: Options, positionals = 0) {
-  const all = { ...DATABASE, ...options };
-  const parsed = parseArgs({
-    args: joinDashedValues(args, all),
-    options: all,
-    allowPositionals: true,
-  });
-  if (parsed.positionals.length > positionals) {
-    throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
-  }
-  return { values: parsed.values as Values, positionals: parsed.positionals };
-}
+export const SEED: CommandSpec = {
+  name: 'seed',
+  synopsis: 'seed [--events N [--users U] [--projects P] [--seed S]]',
+  summary: 'Load the demo data set into an empty database, or generate synthetic data.',
+  options: {
+    events: { type: 'string', value: 'N', help: 'Generate N synthetic events (benchmarks)' },
+    users: { type: 'string', value: 'U', help: 'Synthetic users (default 50)' },
+    projects: { type: 'string', value: 'P', help: 'Synthetic projects (default 10)' },
+    seed: { type: 'string', value: 'S', help: 'Random seed of the synthetic data (default 42)' },
+    ...PROGRESS,
+    ...DATABASE,
+  },
+};
+
+export const IMPORT: CommandSpec = {
+  name: 'import',
+  synopsis: 'import <file|->',
+  summary: 'Import newline-delimited JSON into an empty database, in one transaction.',
+  about: 'A file with any bad line imports nothing: every problem is reported with its line.',
+  options: { ...PROGRESS, ...DATABASE },
+  positionals: 1,
+};
+
+export const EXPORT: CommandSpec = {
+  name: 'export',
+  synopsis: 'export [file]',
+  summary: 'Export everything as newline-delimited JSON (default: to standard output).',
+  about: 'An existing file is never overwritten.',
+  options: { ...PROGRESS, ...DATABASE },
+  positionals: 1,
+};
 
 function required(values: Values, name: string): string {
   const value = values[name];
@@ -93,12 +136,44 @@ function count(values: Values, name: string, fallback: number, min: number): num
 
 async function withStore<T>(values: Values, run: (store: Store) => Promise<T>): Promise<T> {
   const url = values['database-url'];
-  const input: ConfigInput = { databaseUrl: typeof url === 'string' ? url : undefined };
+  const level = values['log-level'];
+  const input: ConfigInput = {
+    databaseUrl: typeof url === 'string' ? url : undefined,
+    logLevel: typeof level === 'string' ? level : undefined,
+  };
   const store = await openStore(loadConfig(input).databaseUrl);
   try {
     return await run(store);
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * Runs `work`; when it fails, a SQLite database it created is removed with its side files and
+ * the directories made for it: a failed import leaves nothing behind.
+ */
+async function removedOnFailure<T>(values: Values, work: () => Promise<T>): Promise<T> {
+  const url = values['database-url'];
+  const { databaseUrl } = loadConfig({ databaseUrl: typeof url === 'string' ? url : undefined });
+  const parsed = parseDatabaseUrl(databaseUrl);
+  const path = parsed.dialect === 'sqlite' && parsed.target !== ':memory:' ? parsed.target : null;
+  if (path === null || existsSync(path)) return work();
+  let existing = dirname(path);
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return await work();
+  } catch (error) {
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      rmSync(`${path}${suffix}`, { force: true });
+    for (let dir = dirname(path); dir !== existing && dir !== dirname(dir); dir = dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break;
+      }
+    }
+    throw error;
   }
 }
 
@@ -111,14 +186,7 @@ async function readStdin(): Promise<string> {
 }
 
 async function usersCreate(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    username: { type: 'string' },
-    email: { type: 'string' },
-    name: { type: 'string' },
-    password: { type: 'string' },
-    'password-stdin': { type: 'boolean' },
-    admin: { type: 'boolean' },
-  });
+  const { values } = parseCommand(USERS_CREATE, args);
   if ((values.password === undefined) === !values['password-stdin']) {
     throw new UsageError('give exactly one of --password or --password-stdin');
   }
@@ -141,12 +209,7 @@ async function usersCreate(args: string[]): Promise<number> {
 }
 
 async function tokensCreate(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    user: { type: 'string' },
-    name: { type: 'string' },
-    scopes: { type: 'string' },
-    'expires-at': { type: 'string' },
-  });
+  const { values } = parseCommand(TOKENS_CREATE, args);
   const input = {
     username: required(values, 'user'),
     name: required(values, 'name'),
@@ -172,13 +235,7 @@ async function tokensCreate(args: string[]): Promise<number> {
 }
 
 async function seed(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    events: { type: 'string' },
-    users: { type: 'string' },
-    projects: { type: 'string' },
-    seed: { type: 'string' },
-    progress: { type: 'boolean' },
-  });
+  const { values } = parseCommand(SEED, args);
   const synthetic = ['events', 'users', 'projects', 'seed'].some((k) => values[k] !== undefined);
   // Checked before the database is opened, so a refused command creates no file.
   const options = synthetic
@@ -210,13 +267,15 @@ async function seed(args: string[]): Promise<number> {
 }
 
 async function importCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { progress: { type: 'boolean' } }, 1);
+  const { values, positionals } = parseCommand(IMPORT, args);
   const file = positionals[0];
   if (!file) throw new UsageError('import needs a file (or - for standard input)');
   if (file !== '-' && !existsSync(file)) throw new UsageError(`no such file: ${file}`);
   const progress = new ProgressReporter('import', progressMode(values.progress === true));
-  const summary = await withStore(values, (store) =>
-    new ImportService(store, systemClock).importFile(file, { onProgress: progress.update }),
+  const summary = await removedOnFailure(values, () =>
+    withStore(values, (store) =>
+      new ImportService(store, systemClock).importFile(file, { onProgress: progress.update }),
+    ),
   );
   progress.finish();
   process.stdout.write(`${summaryLine('imported', summary)}\n`);
@@ -224,7 +283,7 @@ async function importCommand(args: string[]): Promise<number> {
 }
 
 async function exportCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { progress: { type: 'boolean' } }, 1);
+  const { values, positionals } = parseCommand(EXPORT, args);
   const file = positionals[0];
   const toStdout = file === undefined || file === '-';
   // Never overwrite: an export is often the only copy being made.
@@ -260,23 +319,11 @@ async function exportCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Runs a data command, or returns null when `command` is not one. */
-export function runDataCommand(command: string, rest: string[]): Promise<number> | null {
-  const [sub, ...args] = rest;
-  switch (command) {
-    case 'users':
-      if (sub !== 'create') throw new UsageError('usage: pulsegate users create …');
-      return usersCreate(args);
-    case 'tokens':
-      if (sub !== 'create') throw new UsageError('usage: pulsegate tokens create …');
-      return tokensCreate(args);
-    case 'seed':
-      return seed(rest);
-    case 'import':
-      return importCommand(rest);
-    case 'export':
-      return exportCommand(rest);
-    default:
-      return null;
-  }
-}
+/** The data commands with what runs each. */
+export const DATA_COMMANDS: { spec: CommandSpec; run(args: string[]): Promise<number> }[] = [
+  { spec: USERS_CREATE, run: usersCreate },
+  { spec: TOKENS_CREATE, run: tokensCreate },
+  { spec: SEED, run: seed },
+  { spec: IMPORT, run: importCommand },
+  { spec: EXPORT, run: exportCommand },
+];

@@ -1,7 +1,8 @@
 /**
  * `serve --demo` (what `npm start` runs): load the demo data into an empty database, mint a fresh
  * token for the demo user and print it with ready-to-paste curl lines. The services decide; this
- * file only prints.
+ * file only prints. The token is minted only once the server listens: minting revokes the previous
+ * demo token, which a second `npm start` that fails (its port taken by the first) must not do.
  */
 import type { Config } from '../config.js';
 import type { Clock } from '../services/clock.js';
@@ -11,15 +12,25 @@ import { ProvisioningService } from '../services/accounts/provisioning.js';
 import type { Store } from '../store/store.js';
 import { ProgressReporter, progressMode, summaryLine } from './progress.js';
 
-/** Runs before the server listens; returns the banner to print once it does. */
+/** Both steps at once: the demo data, then the banner with a fresh token. */
 export async function prepareDemo(
   store: Store,
   clock: Clock,
   config: Config,
   say: (text: string) => void = (text) => process.stdout.write(text),
 ): Promise<string> {
+  await loadDemoData(store, clock, config, say);
+  return demoBanner(store, clock, config);
+}
+
+/** Before the server listens: the demo data, loaded into an empty database. */
+export async function loadDemoData(
+  store: Store,
+  clock: Clock,
+  config: Config,
+  say: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<void> {
   const seed = new SeedService(store, clock);
-  const lines: string[] = [];
   if (await seed.isEmpty()) {
     say('The database is empty: loading the demo data set…\n');
     const progress = new ProgressReporter('demo data', progressMode(false));
@@ -27,6 +38,14 @@ export async function prepareDemo(
     progress.finish();
     if (summary) say(`${summaryLine('loaded demo data:', summary)}\n`);
   }
+}
+
+/**
+ * Once the server listens: a fresh token for the demo user (the previous one is revoked) and the
+ * banner that shows it.
+ */
+export async function demoBanner(store: Store, clock: Clock, config: Config): Promise<string> {
+  const lines: string[] = [];
   const issued = await new ProvisioningService(store, clock).demoToken(DEMO_USERNAME);
   if (!issued) {
     lines.push('No active demo user "alice" in this database: no demo token was created.');

@@ -3,36 +3,52 @@
  * that running servers sign with from their next token on (they read the active key from the
  * database); the previous keys stay published until the ID tokens they signed have expired.
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { keyEncryptionKey } from '../domain/key-sealing.js';
 import { systemClock } from '../services/clock.js';
 import { SigningKeyService } from '../services/provider/signing-keys.js';
 import { SigningKeyStore } from '../store/signing-keys.js';
 import { openStore } from '../store/store.js';
-import { UsageError } from './data-commands.js';
+import { type CommandSpec, LOG_LEVEL_OPTION, UsageError, parseCommand, usageOf } from './usage.js';
 
-export const KEYS_USAGE = `  keys rotate               Add new ID-token signing keys; old ones stay published until
-                            their tokens expire
-  keys list                 List the signing keys (kid, algorithm, created, state)
-`;
+export const KEYS: CommandSpec = {
+  name: 'keys',
+  synopsis: 'keys rotate|list',
+  summary: 'Rotate or list the ID-token signing keys.',
+  about:
+    'rotate adds a new key per algorithm; running servers sign with it from their next token on,\n' +
+    'and the previous keys stay published until the ID tokens they signed have expired.\n' +
+    'list prints each key: kid, algorithm, created, state.',
+  options: {
+    'database-url': {
+      type: 'string',
+      value: 'URL',
+      help: 'sqlite:<path> (default sqlite:./data/pulsegate.db) or postgres://…\n(env DATABASE_URL)',
+    },
+    'key-encryption-key': {
+      type: 'string',
+      value: 'KEY',
+      help: 'Seals the signing keys in the database\n(env PULSEGATE_KEY_ENCRYPTION_KEY; prefer the environment)',
+    },
+    ...LOG_LEVEL_OPTION,
+  },
+  positionals: 1,
+};
 
 export async function runKeysCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      'database-url': { type: 'string' },
-      'key-encryption-key': { type: 'string' },
-    },
-    allowPositionals: true,
-  });
-  const [action, extra] = positionals;
-  if (extra !== undefined || (action !== 'rotate' && action !== 'list')) {
-    throw new UsageError('usage: pulsegate keys rotate|list [--database-url URL]');
+  const { values, positionals } = parseCommand(KEYS, args);
+  const [action] = positionals;
+  if (action !== 'rotate' && action !== 'list') {
+    throw new UsageError(
+      action === undefined ? 'keys needs rotate or list' : `unknown command: keys ${action}`,
+      usageOf(KEYS),
+    );
   }
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const config = loadConfig({
-    databaseUrl: values['database-url'],
-    keyEncryptionKey: values['key-encryption-key'],
+    databaseUrl: str(values['database-url']),
+    keyEncryptionKey: str(values['key-encryption-key']),
+    logLevel: str(values['log-level']),
   });
   const store = await openStore(config.databaseUrl);
   try {

@@ -18,6 +18,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import { StartupError } from './startup-errors.js';
 
 /** A worker that dies this soon after starting is failing to start, not crashing under load. */
 const EARLY_DEATH_MS = 5_000;
@@ -161,7 +162,10 @@ export function superviseWorkers(count: number, onListening: () => void): Promis
       if (!stopping && failed) {
         if (!ready || (early && ++earlyDeaths >= MAX_EARLY_DEATHS)) {
           stop('SIGTERM');
-          if (!ready) reject(new Error(`a worker exited with ${code ?? signal} before listening`));
+          if (!ready) {
+            // The worker has said why on stderr (a taken port, an unreachable database).
+            reject(new StartupError(`a worker exited with ${code ?? signal} before listening`));
+          }
         } else {
           process.stderr.write(
             `pulsegate: worker ${worker.process.pid} exited (${code ?? signal}); starting another\n`,

@@ -1,8 +1,8 @@
 /**
  * TypeBox's errors for a bad record → the one message the importer reports for its line, worded
  * as users (and the tests) know them: `"push.commits[0].author" is missing`. When a record has
- * several problems, the first field in the kind's order wins and unknown fields come last, so a
- * misspelt key is reported only once everything else is right.
+ * several problems, the first field in the kind's order wins; an unknown field is named first,
+ * though: a misspelt key (`usename`) is the cause of the missing field it was meant to be.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
@@ -138,6 +138,13 @@ function describe(root: TSchema, kind: string, error: ValueError): string {
 
 /** The message for a record of `kind` that failed its schema. */
 export function describeErrors(root: TSchema, kind: string, errors: Iterable<ValueError>): string {
-  const error = first(root, errors);
-  return error ? describe(root, kind, error) : 'is not a valid record';
+  const all = [...errors];
+  const error = first(root, all);
+  if (!error) return 'is not a valid record';
+  const unknown = first(
+    root,
+    all.filter((e) => e.type === ValueErrorType.ObjectAdditionalProperties),
+  );
+  if (!unknown || unknown === error) return describe(root, kind, error);
+  return `${describe(root, kind, unknown)}, and ${describe(root, kind, error)}`;
 }

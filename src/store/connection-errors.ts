@@ -2,6 +2,8 @@
  * A database that cannot be reached, said the way an operator can act on: what failed, where, and
  * what to check. Only the host, port and database name are named, never the password.
  */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseDatabaseUrl } from './database.js';
 
 export class DatabaseUnavailableError extends Error {}
@@ -22,11 +24,72 @@ const EXPLANATIONS: Record<string, (where: string, database: string) => string> 
     `PostgreSQL at ${where} refused the connection for this user. Check the user in --database-url (or DATABASE_URL) and pg_hba.conf.`,
 };
 
+const ANOTHER_FILE = 'with --database-url sqlite:<path> (or DATABASE_URL)';
+
+/** The nearest existing ancestor of `path` (itself when it exists). */
+function nearestExisting(path: string): string {
+  let at = path;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Failures to create or open a file: the path, its permissions or its file system. */
+const SQLITE_FILE_CODES =
+  /^(EEXIST|ENOTDIR|EISDIR|EACCES|EPERM|EROFS|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM)/;
+
+/**
+ * Why the SQLite file at `path` could not be opened or created, for the operator: a file where a
+ * directory should be, a directory where the file should be, a place this user cannot write, a
+ * file that is not a database.
+ */
+function explainSqlite(error: unknown, path: string): DatabaseUnavailableError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  const say = (text: string) =>
+    new DatabaseUnavailableError(`cannot open the SQLite database ${path}: ${text}`);
+  if (code === 'SQLITE_NOTADB') {
+    return say(
+      `it is not a SQLite database. Move it away, or choose another file ${ANOTHER_FILE}.`,
+    );
+  }
+  if (!SQLITE_FILE_CODES.test(code)) return null;
+  const found = nearestExisting(dirname(path));
+  if (!statSync(found).isDirectory()) {
+    return say(
+      `${found} is a file, not a directory. Choose a path in a directory ${ANOTHER_FILE}.`,
+    );
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    return say(`it is a directory. Name a file ${ANOTHER_FILE}.`);
+  }
+  if (existsSync(path) && !writable(path)) {
+    return say(
+      `the file is not writable by this user. Make it writable, or choose another file ${ANOTHER_FILE}.`,
+    );
+  }
+  return say(
+    `${found} is not writable by this user. Make it writable, or choose another file ${ANOTHER_FILE}.`,
+  );
+}
+
 /** The operator's version of a failure to open `url`, or null when it is another kind of error. */
 export function explainConnectionError(
   error: unknown,
   url: string,
 ): DatabaseUnavailableError | null {
+  if (url.startsWith('sqlite:')) {
+    const { target } = parseDatabaseUrl(url);
+    return target === ':memory:' ? null : explainSqlite(error, target);
+  }
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   // node-postgres reports its own connection timeout (database.ts) without a code.
   const timedOut = typeof message === 'string' && message.includes('due to connection timeout');

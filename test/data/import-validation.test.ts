@@ -34,6 +34,8 @@ const CASES: [string, string][] = [
   ['[1,2]', 'a record must be a JSON object'],
   ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, approval, snippet, note, event, personal_access_token, oauth_application'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', colour: 'red' }), 'unknown field "colour" for kind user'],
+  // A misspelt field is named, not only the field it was meant to be.
+  [JSON.stringify({ kind: 'user', id: 3, usename: 'carol', name: 'C', email: 'c@example.com' }), 'unknown field "usename" for kind user, and "username" is missing'],
   [JSON.stringify({ kind: 'user', id: 1, username: 'carol', name: 'C', email: 'c@example.com' }), 'user 1 already exists'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'ALICE', name: 'C', email: 'c@example.com' }), 'username "ALICE" is already taken'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'not-an-email' }), '"email" is not an e-mail address'],

@@ -94,7 +94,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     store = await openStore(databaseUrl, { migrate: false });
   }
   const config: Config = {
-    ...loadConfig({ databaseUrl, port: 0, logLevel: 'silent', rateLimit: 0, pageRateLimit: 0 }, {}),
+    ...loadConfig(
+      { databaseUrl, port: 0, logLevel: 'silent', rateLimit: 0, pageRateLimit: 0 },
+      {},
+      false,
+    ),
     ...options.config,
   };
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0));
