@@ -3,6 +3,7 @@
  * on which issue or branch, in which project, when (relative, the exact time on hover), with the
  * commits of a push and the start of a comment. Links go to the user's and the project's pages.
  */
+import { eventTargetUrl } from '../domain/event-links.js';
 import { eventWording, projectDisplayName } from '../domain/event-wording.js';
 import type { EventView } from '../services/activity/activity.js';
 import { exactTime, relativeTime } from './client/relative-time.js';
@@ -33,10 +34,27 @@ function projectLink(event: EventView): Html {
   >`;
 }
 
+/**
+ * `#1`, `!1`, `%v1.0` or a branch, linked to its page as the feed links the entry (same-origin
+ * path); what was destroyed has no page left, so it stays text.
+ */
+function referenceLink(event: EventView, reference: string): Html {
+  if (event.actionName === 'destroyed') return html`<strong>${reference}</strong>`;
+  return html`<a class="reference" href="${eventTargetUrl('', event)}"
+    ><strong>${reference}</strong></a
+  >`;
+}
+
+/** A commit's page in its project. */
+export function commitHref(fullPath: string, sha: string): string {
+  return `/${fullPath}/-/commit/${sha}`;
+}
+
 function sentence(event: EventView): Html {
   const { verb, object } = eventWording(event);
   if (!object) return html`${authorLink(event)} ${verb} project ${projectLink(event)}`;
-  const reference = object.reference === null ? '' : html` <strong>${object.reference}</strong>`;
+  const reference =
+    object.reference === null ? '' : html` ${referenceLink(event, object.reference)}`;
   const title =
     object.title === null ? '' : html` <span class="target-title">«${object.title}»</span>`;
   return html`${authorLink(event)} ${verb} ${object.label}${reference}${title} at
@@ -51,7 +69,12 @@ function details(event: EventView): Html | string {
     return html`<ul class="commits">
       ${shown.map(
         (c) =>
-          html`<li><code>${c.id.slice(0, 8)}</code> <span>${c.message.split('\n')[0]}</span></li>`,
+          html`<li>
+            <a href="${commitHref(event.project.fullPath, c.id)}"
+              ><code>${c.id.slice(0, 8)}</code></a
+            >
+            <span>${c.message.split('\n')[0]}</span>
+          </li>`,
       )}
       ${
         more > 0
