@@ -7,7 +7,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-export type ObjectTarget = { type: 'Issue' | 'MergeRequest' | 'Milestone'; id: number };
+export type ObjectTarget = {
+  type: 'Issue' | 'MergeRequest' | 'Milestone' | 'Snippet';
+  id: number;
+};
 
 /** Which pushes: those carrying a commit, between two commits, or to a ref. */
 export type PushMatch =

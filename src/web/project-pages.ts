@@ -104,6 +104,8 @@ export function projectSubpages(services: Services, context: Context) {
         return arg === undefined
           ? milestoneList(reply, here, query)
           : milestonePage(reply, here, arg);
+      case 'snippets':
+        return arg === undefined ? null : snippetPage(reply, here, arg);
       case 'commit':
         return arg === undefined ? null : commitPage(reply, here, arg);
       case 'compare':
@@ -361,6 +363,32 @@ export function projectSubpages(services: Services, context: Context) {
       ${eventsSection('Activity', events, here.frame, 'No activity recorded.')}
     </article>`;
     return send(reply, here, milestone.title, body);
+  }
+
+  /**
+   * A project snippet's comments and events: pulsegate keeps snippets as the targets of notes
+   * only (no files), and the notes service decides who may read them.
+   */
+  async function snippetPage(reply: FastifyReply, here: Here, arg: string) {
+    if (!IID.test(arg)) return null;
+    const id = Number(arg);
+    const notes = await found(notesOf(here, { type: 'Snippet', id }));
+    if (!notes) return null;
+    const events = await services.objectActivity.ofTarget(
+      here.resolved,
+      { type: 'Snippet', id },
+      viewerOfHere(here),
+    );
+    const body = html`<article class="card object">
+      ${projectBar(here.resolved.project)}
+      <header class="page-header">
+        <h1>Snippet <span class="muted">$${id}</span></h1>
+        <p class="muted">pulsegate keeps a snippet's comments, not its files.</p>
+      </header>
+      ${notesSection(notes.notes, here.frame.now)}
+      ${eventsSection('Activity', events, here.frame, 'No activity recorded.')}
+    </article>`;
+    return send(reply, here, `Snippet $${id}`, body);
   }
 
   const viewerOfHere = (here: Here) => (here.ctx ? viewerOf(here.ctx.user) : null);
