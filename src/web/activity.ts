@@ -26,6 +26,7 @@ import { calendarSection } from './calendar.js';
 import { type PageContext, pageContext, requireUser } from './guard.js';
 import { errorPage, html, sendHtml } from './html.js';
 import { LIVE_SCRIPT_PREFIX, liveScript } from './live-script.js';
+import { projectLinks } from './object-templates.js';
 import { projectSubpages } from './project-pages.js';
 import { currentSession, signedInUser } from './session.js';
 
@@ -257,6 +258,7 @@ function activityHandlers(services: Services) {
       <h1>${project.name}</h1>
       <p class="muted project-path">${projectDisplayName(project.fullPath)}</p>
       ${project.description ? html`<p class="muted">${project.description}</p>` : ''}
+      ${projectLinks(project)}
     </header>`;
     const title = `${project.name} · ${project.fullPath}`;
     const atom = { path: `/${project.fullPath}.atom`, title: `${project.name} activity` };

@@ -26,6 +26,15 @@ export function userLink(user: UserView | null): Html {
   return html`<a class="author" href="/${user.username}" title="${user.name}">${user.name}</a>`;
 }
 
+/** The project page's way to its issues, merge requests and milestones. */
+export function projectLinks(project: { fullPath: string }): Html {
+  return html`<nav class="project-links" aria-label="Project">
+    <a href="${projectHref(project, '/-/issues')}">Issues</a>
+    <a href="${projectHref(project, '/-/merge_requests')}">Merge requests</a>
+    <a href="${projectHref(project, '/-/milestones')}">Milestones</a>
+  </nav>`;
+}
+
 /** The project's name and its three lists, above every page of the project. */
 export function projectBar(project: ProjectView, current?: string): Html {
   const links: [string, string][] = [
