@@ -45,9 +45,19 @@ function referenceLink(event: EventView, reference: string): Html {
   >`;
 }
 
-/** A commit's page in its project. */
-export function commitHref(fullPath: string, sha: string): string {
-  return `/${fullPath}/-/commit/${sha}`;
+/** A full commit id (SHA-1 or SHA-256): the commit pages' address. */
+const FULL_COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** A commit's page in its project; null for an id that names no page (abbreviated, malformed). */
+function commitHref(fullPath: string, sha: string): string | null {
+  return FULL_COMMIT_ID.test(sha) ? `/${fullPath}/-/commit/${sha}` : null;
+}
+
+/** The commit's short id, linked to its page when it has one. */
+export function commitId(fullPath: string, sha: string): Html {
+  const href = commitHref(fullPath, sha);
+  const code = html`<code>${sha.slice(0, 8)}</code>`;
+  return href ? html`<a href="${href}">${code}</a>` : code;
 }
 
 function sentence(event: EventView): Html {
@@ -70,9 +80,7 @@ function details(event: EventView): Html | string {
       ${shown.map(
         (c) =>
           html`<li>
-            <a href="${commitHref(event.project.fullPath, c.id)}"
-              ><code>${c.id.slice(0, 8)}</code></a
-            >
+            ${commitId(event.project.fullPath, c.id)}
             <span>${c.message.split('\n')[0]}</span>
           </li>`,
       )}

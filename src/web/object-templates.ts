@@ -6,7 +6,7 @@
 import { projectDisplayName } from '../domain/event-wording.js';
 import type { EventView } from '../services/activity/activity.js';
 import type { NoteView, ProjectView, UserView } from '../services/views.js';
-import { commitHref, eventItem, timeTag } from './event-item.js';
+import { commitId, eventItem, timeTag } from './event-item.js';
 import { type Html, html } from './html.js';
 import type { AvatarStyle } from './identicon.js';
 import { renderMarkdown } from './markdown.js';
@@ -128,7 +128,7 @@ export function commitList(project: ProjectView, commits: readonly KeptCommit[])
     ${commits.map(
       (c) =>
         html`<li>
-          <a href="${commitHref(project.fullPath, c.id)}"><code>${c.id.slice(0, 8)}</code></a>
+          ${commitId(project.fullPath, c.id)}
           <span>${c.message.split('\n')[0]}</span>
           ${c.author ? html`<span class="muted">· ${c.author.name}</span>` : ''}
         </li>`,
