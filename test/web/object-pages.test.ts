@@ -19,6 +19,8 @@ const XSS_BODY = [
   '',
   '**bold** and `code`',
 ].join('\n');
+const BEFORE = 'a'.repeat(40);
+const COMMIT = 'c0ffee'.padEnd(40, '1');
 const XSS_NOTE = 'First <img src=y onerror=alert(3)> [x](javascript:alert(4))';
 
 for (const dialect of DIALECTS) {
@@ -72,6 +74,27 @@ for (const dialect of DIALECTS) {
         target_branch: 'main',
       });
       await post('/projects/acme%2Fvault/milestones', { title: 'Vault milestone' });
+      for (const project of ['acme%2Frocket', 'acme%2Fvault']) {
+        const res = await api(world.server, 'POST', `/projects/${project}/pushes`, a, {
+          changes: [
+            {
+              before: BEFORE,
+              after: COMMIT,
+              ref: 'refs/heads/main',
+              total_commits_count: 1,
+              commits: [
+                {
+                  id: COMMIT,
+                  message: 'Fix <script>alert(5)</script> crash\n\nThe <b>long</b> story.',
+                  timestamp: '2026-01-02T10:00:00+00:00',
+                  author: { name: 'Alice <i>M</i>', email: 'alice@example.com' },
+                },
+              ],
+            },
+          ],
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+      }
       for (const name of ['alice', 'bob', 'carol', 'dave']) {
         const browser = new Browser(world.server.url);
         assert.equal((await browser.signIn(name, PASSWORD)).status, 303);
@@ -203,6 +226,43 @@ for (const dialect of DIALECTS) {
       assert.equal((await page('/acme/rocket/-/issues/2', 'alice')).status, 200);
       assert.equal((await page('/acme/vault/-/issues/1', 'bob')).status, 200);
       assert.ok(hidden >= 12, `hidden ${hidden}`);
+    });
+
+    it('a commit, a compare range and a branch: what the pushes recorded, escaped, visible as the push events are', async () => {
+      const commit = await page(`/acme/rocket/-/commit/${COMMIT}`);
+      assert.equal(commit.status, 200);
+      assert.match(commit.text, /<h1>Fix &lt;script&gt;alert\(5\)&lt;\/script&gt; crash<\/h1>/);
+      assert.match(commit.text, /<pre class="message">The &lt;b&gt;long&lt;\/b&gt; story\.<\/pre>/);
+      assert.match(commit.text, /authored by Alice &lt;i&gt;M&lt;\/i&gt;/);
+      assert.equal([...commit.text.matchAll(/<li class="event" data-id="\d+">/g)].length, 1);
+      assert.doesNotMatch(commit.text, /<script>alert/);
+      const compare = await page(`/acme/rocket/-/compare/${BEFORE}...${COMMIT}`);
+      assert.equal(compare.status, 200);
+      assert.match(compare.text, new RegExp(`href="/acme/rocket/-/commit/${COMMIT}"`));
+      const branch = await page('/acme/rocket/-/commits/main');
+      assert.equal(branch.status, 200);
+      assert.match(branch.text, new RegExp(`href="/acme/rocket/-/commit/${COMMIT}"`));
+      // The activity row of the push links the commit to its page.
+      const project = await page('/acme/rocket');
+      assert.match(project.text, new RegExp(`<a href="/acme/rocket/-/commit/${COMMIT}"`));
+      // In the private project: a page exactly for those to whom the API lists the push.
+      for (const who of [undefined, 'alice', 'bob', 'carol', 'dave']) {
+        const res = await api(
+          world.server,
+          'GET',
+          '/projects/acme%2Fvault/events?action=pushed',
+          who ? world.tokens[who] : undefined,
+        );
+        const listed = res.status === 200 && (res.body as unknown[]).length > 0;
+        const web = await page(`/acme/vault/-/commit/${COMMIT}`, who);
+        assert.equal(
+          web.status,
+          listed ? 200 : 404,
+          `as ${who ?? 'anonymous'} (API ${res.status})`,
+        );
+      }
+      assert.equal((await page(`/acme/vault/-/commit/${COMMIT}`, 'alice')).status, 200);
+      assert.equal((await page(`/acme/vault/-/commit/${COMMIT}`, 'carol')).status, 404);
     });
 
     it('bad paths under /-/ are 404 pages, never 5xx', async () => {
