@@ -35,14 +35,20 @@ function projectLink(event: EventView): Html {
 }
 
 /**
- * `#1`, `!1`, `%v1.0` or a branch, linked to its page as the feed links the entry (same-origin
- * path); what was destroyed has no page left, so it stays text.
+ * The target's page as the feed links the entry (a same-origin path), or null when it has none:
+ * what was destroyed is gone, and a target without a page of its own leads to the project.
  */
+function targetHref(event: EventView): string | null {
+  if (event.actionName === 'destroyed') return null;
+  const href = eventTargetUrl('', event);
+  return href === `/${event.project.fullPath}` ? null : href;
+}
+
+/** `#1`, `!1`, a branch: linked to its page. */
 function referenceLink(event: EventView, reference: string): Html {
-  if (event.actionName === 'destroyed') return html`<strong>${reference}</strong>`;
-  return html`<a class="reference" href="${eventTargetUrl('', event)}"
-    ><strong>${reference}</strong></a
-  >`;
+  const href = targetHref(event);
+  if (href === null) return html`<strong>${reference}</strong>`;
+  return html`<a class="reference" href="${href}"><strong>${reference}</strong></a>`;
 }
 
 /** A full commit id (SHA-1 or SHA-256): the commit pages' address. */
@@ -65,8 +71,14 @@ function sentence(event: EventView): Html {
   if (!object) return html`${authorLink(event)} ${verb} project ${projectLink(event)}`;
   const reference =
     object.reference === null ? '' : html` ${referenceLink(event, object.reference)}`;
+  // A milestone has no reference in GitLab's sentences: its title is the link.
+  const href = object.reference === null ? targetHref(event) : null;
   const title =
-    object.title === null ? '' : html` <span class="target-title">«${object.title}»</span>`;
+    object.title === null
+      ? ''
+      : href === null
+        ? html` <span class="target-title">«${object.title}»</span>`
+        : html` <a class="target-title reference" href="${href}">«${object.title}»</a>`;
   return html`${authorLink(event)} ${verb} ${object.label}${reference}${title} at
   ${projectLink(event)}`;
 }

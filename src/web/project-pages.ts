@@ -185,7 +185,11 @@ export function projectSubpages(services: Services, context: Context) {
       reference: `!${d.mergeRequest.iid}`,
       title: d.mergeRequest.title,
       state: d.mergeRequest.state,
-      detail: html`${d.mergeRequest.sourceBranch} → ${d.mergeRequest.targetBranch} · opened
+      detail: html`${
+        d.mergeRequest.sourceBranch && d.mergeRequest.targetBranch
+          ? `${d.mergeRequest.sourceBranch} → ${d.mergeRequest.targetBranch} · `
+          : ''
+      }opened
       ${timeTag(d.mergeRequest.createdAt, here.frame.now)} by ${d.author?.name ?? 'a deleted user'}`,
     }));
     const body = html`<section class="card object">
@@ -305,7 +309,10 @@ export function projectSubpages(services: Services, context: Context) {
         <h1>${mr.title} <span class="muted">!${mr.iid}</span></h1>
         ${byline([
           stateBadge(mr.state),
-          html`<code>${mr.sourceBranch}</code> → <code>${mr.targetBranch}</code>`,
+          // Imported merge requests may carry no branch names.
+          mr.sourceBranch && mr.targetBranch
+            ? html`<code>${mr.sourceBranch}</code> → <code>${mr.targetBranch}</code>`
+            : '',
           html`opened ${timeTag(mr.createdAt, now)} by ${userLink(detail.author)}`,
           mr.mergedAt !== null
             ? html`merged
@@ -412,7 +419,9 @@ export function projectSubpages(services: Services, context: Context) {
         ${byline([
           html`commit <code class="sha">${sha}</code>`,
           kept ? html`authored by ${kept.author.name}` : '',
-          kept ? html`<time datetime="${kept.timestamp}">${kept.timestamp}</time>` : '',
+          kept && Number.isFinite(Date.parse(kept.timestamp))
+            ? html`committed ${timeTag(Date.parse(kept.timestamp), here.frame.now)}`
+            : '',
         ])}
       </header>
       ${rest.join('\n').trim() ? html`<pre class="message">${rest.join('\n').trim()}</pre>` : ''}

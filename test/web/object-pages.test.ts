@@ -181,7 +181,11 @@ for (const dialect of DIALECTS) {
       assert.match(milestones.text, /<a href="\/acme\/rocket\/-\/milestones\/1"/);
       const project = await page('/acme/rocket');
       assert.match(project.text, /<a href="\/acme\/rocket\/-\/issues">Issues<\/a>/);
-      // Activity rows link their references: #1 and !1.
+      // Activity rows link their references: #1, !1, and a milestone by its title.
+      assert.match(
+        project.text,
+        /<a class="target-title reference" href="\/acme\/rocket\/-\/milestones\/1"\s*>«v1 &lt;b&gt;beta&lt;\/b&gt;»<\/a/,
+      );
       assert.match(
         project.text,
         /<a class="reference" href="\/acme\/rocket\/-\/issues\/1#note_\d+"/,
