@@ -113,7 +113,8 @@ export function atomFeeds(services: Services, revision: string) {
           feed: {
             id: `${base}/dashboard/projects`,
             title: 'Activity',
-            alternate: `${base}/dashboard/projects`,
+            // The page it is the feed of (the id keeps GitLab's path: readers know the feed by it).
+            alternate: `${base}/dashboard/activity`,
             created: reader.user.createdAt,
           },
         };

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Arrival } from '../store/database.js';
 import type { Store } from '../store/store.js';
 import { ActivityService } from './activity/activity.js';
+import { ObjectActivity } from './activity/object-activity.js';
 import { type Clock, systemClock } from './clock.js';
 import { CredentialService } from './accounts/credentials.js';
 import { type OAuthServices, createOAuthServices } from './provider/provider.js';
@@ -25,6 +26,8 @@ export interface Services {
   clock: Clock;
   credentials: CredentialService;
   activity: ActivityService;
+  /** The events of one issue, merge request, milestone, commit or ref (the pages behind links). */
+  objectActivity: ObjectActivity;
   /** Projects, members, issues, merge requests, milestones, notes: reads and writes with events. */
   content: ContentService;
   /** The API rate limit's counters, shared by every process over the database. */
@@ -83,6 +86,7 @@ export function createServices(
     credentials,
     content: new ContentService(store, clock, eventHooks, report),
     activity,
+    objectActivity: new ObjectActivity(store, activity),
     requestBudget: new RequestBudget(() => store.requestCounters, clock),
     oauth: createOAuthServices(config, store, clock, credentials),
     health: new HealthService(store),

@@ -26,6 +26,7 @@ import { MemberStore } from './members.js';
 import { MilestoneStore } from './milestones.js';
 import { NavigationStore } from './navigation.js';
 import { NoteStore } from './notes.js';
+import { ObjectEventStore } from './object-events.js';
 import { IssueStore, MergeRequestStore } from './tracked.js';
 import { FeedTokenStore } from './feed-tokens.js';
 import { ProjectStore } from './projects.js';
@@ -65,6 +66,8 @@ export class Store {
   readonly webhooks: WebhookStore;
   /** Listings of projects, users, namespaces and issues across projects (GitLab's navigation reads). */
   readonly navigation: NavigationStore;
+  /** The events of one issue, merge request, milestone, commit or ref (the pages behind links). */
+  readonly objectEvents: ObjectEventStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -101,6 +104,7 @@ export class Store {
     this.feedTokens = new FeedTokenStore(db);
     this.webhooks = new WebhookStore(db, conn.dialect);
     this.navigation = new NavigationStore(db, conn.dialect);
+    this.objectEvents = new ObjectEventStore(db);
   }
 
   /**

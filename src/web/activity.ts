@@ -26,6 +26,8 @@ import { calendarSection } from './calendar.js';
 import { type PageContext, pageContext, requireUser } from './guard.js';
 import { errorPage, html, sendHtml } from './html.js';
 import { LIVE_SCRIPT_PREFIX, liveScript } from './live-script.js';
+import { projectLinks } from './object-templates.js';
+import { projectSubpages } from './project-pages.js';
 import { currentSession, signedInUser } from './session.js';
 
 /** GitLab nests groups 20 deep: 20 groups, the project, `activity`. */
@@ -129,6 +131,7 @@ export function activityPathRoutes(paths: FastifyInstance, services: Services): 
 
 function activityHandlers(services: Services) {
   const { activity } = services;
+  const subpages = projectSubpages(services, (request) => optionalContext(services, request));
 
   async function script(request: FastifyRequest, reply: FastifyReply) {
     const script = await liveScript();
@@ -255,6 +258,7 @@ function activityHandlers(services: Services) {
       <h1>${project.name}</h1>
       <p class="muted project-path">${projectDisplayName(project.fullPath)}</p>
       ${project.description ? html`<p class="muted">${project.description}</p>` : ''}
+      ${projectLinks(project)}
     </header>`;
     const title = `${project.name} · ${project.fullPath}`;
     const atom = { path: `/${project.fullPath}.atom`, title: `${project.name} activity` };
@@ -278,6 +282,8 @@ function activityHandlers(services: Services) {
     let end = segments.length;
     while (end > 0 && segments[end - 1] === '') end--;
     const kept = segments.slice(0, end);
+    const below = await objectPage(request, reply, kept, end < segments.length);
+    if (below !== undefined) return below;
     if (kept.length === 0 || !kept.every((s) => PATH_SEGMENT.test(s))) {
       return reply.callNotFound();
     }
@@ -285,6 +291,32 @@ function activityHandlers(services: Services) {
     return kept.length === 1
       ? userPage(request, reply, kept[0]!)
       : projectPage(request, reply, kept);
+  }
+
+  /**
+   * A group's page (`/groups/acme/platform`) or a page under a project's `/-/`; undefined when the
+   * path is neither, so it is read as a user's or a project's.
+   */
+  async function objectPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kept: string[],
+    trailing: boolean,
+  ): Promise<FastifyReply | undefined> {
+    const dash = kept.indexOf('-');
+    const isGroup = kept[0] === 'groups' && kept.length >= 2;
+    if (!isGroup && dash === -1) return undefined;
+    const owner = isGroup ? kept.slice(1) : kept.slice(0, dash);
+    if (trailing || (!isGroup && owner.length < 2) || !owner.every((s) => PATH_SEGMENT.test(s))) {
+      reply.callNotFound();
+      return reply;
+    }
+    const page = isGroup
+      ? await subpages.groupPage(request, reply, owner.join('/'))
+      : await subpages.projectSubpage(request, reply, owner.join('/'), kept.slice(dash + 1));
+    if (page) return page;
+    reply.callNotFound();
+    return reply;
   }
 
   async function canonical(request: FastifyRequest, reply: FastifyReply, kept: string[]) {

@@ -37,7 +37,7 @@ describe('home page', () => {
     // relative time with the exact one on hover.
     assert.match(
       text,
-      /<p class="event-line"><a class="author" href="\/alice" title="Alice">alice<\/a>opened issue<strong>#1<\/strong><span class="target-title">«First bug»<\/span>at<a class="project" href="\/alice\/app">alice \/ app<\/a><\/p><time datetime="2026-01-02T10:00:00.000Z" title="2026-01-02 10:00:00 UTC">1 week ago<\/time>/,
+      /<p class="event-line"><a class="author" href="\/alice" title="Alice">alice<\/a>opened issue<a class="reference" href="\/alice\/app\/-\/issues\/1"><strong>#1<\/strong><\/a><span class="target-title">«First bug»<\/span>at<a class="project" href="\/alice\/app">alice \/ app<\/a><\/p><time datetime="2026-01-02T10:00:00.000Z" title="2026-01-02 10:00:00 UTC">1 week ago<\/time>/,
     );
     assert.match(text, /<a href="\/dashboard\/activity">Activity<\/a>/);
     assert.match(page.text, /Sign out alice/);
