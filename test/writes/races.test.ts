@@ -9,14 +9,14 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { actionCode } from '../../src/domain/vocabulary.js';
 import type { Action } from '../../src/domain/vocabulary.js';
-import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isUniqueViolation } from '../../src/store/constraint-errors.js';
 import { openDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { type HttpResult, call } from '../helpers/http.js';
+import { applyFirst, migrationIndex } from '../helpers/migrations.js';
 import { ready, spawnServe } from '../helpers/serve-process.js';
 import { DIALECTS, type TestDialect, createTestDatabase, startServer } from '../helpers/server.js';
 
@@ -306,20 +306,7 @@ for (const dialect of DIALECTS) {
       const conn = await openDatabase(database.url);
       try {
         const db = conn.db as unknown as Kysely<unknown>;
-        const upTo = MIGRATIONS.findIndex((m) => m.name === '021_state_uniqueness');
-        const older: Record<string, Migration> = {};
-        for (const m of MIGRATIONS.slice(0, upTo)) {
-          older[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect }) };
-        }
-        const schema =
-          dialect === 'postgres'
-            ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s
-            : undefined;
-        const first = await new Migrator({
-          db,
-          provider: { getMigrations: async () => older },
-          ...(schema ? { migrationTableSchema: schema } : {}),
-        }).migrateToLatest();
+        const first = await applyFirst(conn, migrationIndex('021_state_uniqueness'));
         assert.equal(first.error, undefined);
         await sql`INSERT INTO users (id, username, name, email, created_at)
           VALUES (1, 'alice', 'Alice', 'a@example.com', 1)`.execute(db);

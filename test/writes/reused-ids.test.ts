@@ -11,10 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { openDatabase } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { raw } from '../graphql/client.js';
+import { applyFirst, migrationIndex } from '../helpers/migrations.js';
 import { DIALECTS } from '../helpers/server.js';
 import { type Actors, api, startWithUsers } from './helpers.js';
 
@@ -207,16 +208,9 @@ describe('migration 020 on a SQLite database made by the migrations before it', 
     const conn = await openDatabase(`sqlite:${join(dir, 'old.db')}`);
     try {
       const db = conn.db as unknown as Kysely<unknown>;
-      const upTo = MIGRATIONS.findIndex((m) => m.name === '020_never_reuse_ids');
+      const upTo = migrationIndex('020_never_reuse_ids');
       assert.ok(upTo > 0);
-      const older: Record<string, Migration> = {};
-      for (const m of MIGRATIONS.slice(0, upTo)) {
-        older[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect: 'sqlite' }) };
-      }
-      const first = await new Migrator({
-        db,
-        provider: { getMigrations: async () => older },
-      }).migrateToLatest();
+      const first = await applyFirst(conn, upTo);
       assert.equal(first.error, undefined);
 
       await sql`INSERT INTO users (id, username, name, email, created_at) VALUES
@@ -260,15 +254,8 @@ describe('migration 020 on a SQLite database made by the migrations before it', 
       const schemaBefore = await schemaEntries(db);
 
       // Up to 021 only: later migrations change these tables' columns on purpose.
-      const through = MIGRATIONS.findIndex((m) => m.name === '021_state_uniqueness') + 1;
-      const upgraded: Record<string, Migration> = {};
-      for (const m of MIGRATIONS.slice(0, through)) {
-        upgraded[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect: 'sqlite' }) };
-      }
-      const second = await new Migrator({
-        db,
-        provider: { getMigrations: async () => upgraded },
-      }).migrateToLatest();
+      const through = migrationIndex('021_state_uniqueness') + 1;
+      const second = await applyFirst(conn, through);
       assert.equal(second.error, undefined);
       assert.deepEqual(
         second.results?.map((r) => [r.migrationName, r.status]),
