@@ -123,6 +123,28 @@ for (const dialect of DIALECTS) {
         title: 'To merge',
       })) as { iid: number; id: number };
     const gid = (type: string, id: number) => `gid://gitlab/${type}/${id}`;
+    /** A comment by the cell's role on the project's first issue or merge request. */
+    const commentOn = (
+      path: 'issues' | 'merge_requests',
+      type: 'Issue' | 'MergeRequest',
+    ): Pick<Row, 'rest' | 'graphql'> => ({
+      rest: {
+        ok: 201,
+        request: (c) => ({
+          method: 'POST',
+          path: `/projects/${c.project}/${path}/1/notes`,
+          body: { body: `From ${c.role}` },
+        }),
+      },
+      graphql: async (c) => {
+        const { id } = (await asOwner('GET', `/projects/${c.project}/${path}/1`)) as {
+          id: number;
+        };
+        return {
+          query: `mutation { createNote(input: { noteableId: "${gid(type, id)}", body: "From ${c.role}" }) { errors } }`,
+        };
+      },
+    });
 
     const TABLE: Row[] = [
       {
@@ -323,22 +345,7 @@ for (const dialect of DIALECTS) {
         rule: 'create_note: any signed-in reader of the issue',
         write: true,
         min: SIGNED_READ,
-        rest: {
-          ok: 201,
-          request: (c) => ({
-            method: 'POST',
-            path: `/projects/${c.project}/issues/1/notes`,
-            body: { body: `From ${c.role}` },
-          }),
-        },
-        graphql: async (c) => {
-          const { id } = (await asOwner('GET', `/projects/${c.project}/issues/1`)) as {
-            id: number;
-          };
-          return {
-            query: `mutation { createNote(input: { noteableId: "${gid('Issue', id)}", body: "From ${c.role}" }) { errors } }`,
-          };
-        },
+        ...commentOn('issues', 'Issue'),
       },
       {
         name: 'open a merge request',
@@ -381,22 +388,7 @@ for (const dialect of DIALECTS) {
         write: true,
         min: MR_NOTE,
         refused: hiddenMergeRequest('forbidden'),
-        rest: {
-          ok: 201,
-          request: (c) => ({
-            method: 'POST',
-            path: `/projects/${c.project}/merge_requests/1/notes`,
-            body: { body: `From ${c.role}` },
-          }),
-        },
-        graphql: async (c) => {
-          const { id } = (await asOwner('GET', `/projects/${c.project}/merge_requests/1`)) as {
-            id: number;
-          };
-          return {
-            query: `mutation { createNote(input: { noteableId: "${gid('MergeRequest', id)}", body: "From ${c.role}" }) { errors } }`,
-          };
-        },
+        ...commentOn('merge_requests', 'MergeRequest'),
       },
       {
         name: 'merge a merge request',
