@@ -40,6 +40,18 @@ for (const dialect of DIALECTS) {
     let deleted: number;
     let secret: number;
 
+    /** The public project's milestone events, as an anonymous reader lists them over REST. */
+    async function milestoneEvents(): Promise<Record<string, unknown>[]> {
+      const rest = await api(
+        a.server,
+        'GET',
+        `/projects/${pub}/events?target_type=milestone`,
+        undefined,
+      );
+      assert.equal(rest.status, 200, rest.text);
+      return rest.body as Record<string, unknown>[];
+    }
+
     /** Everything anonymous readers of the public project get, as text. */
     async function anonymousViews(): Promise<{
       rest: string;
@@ -47,13 +59,7 @@ for (const dialect of DIALECTS) {
       page: string;
       graphql: string;
     }> {
-      const rest = await api(
-        a.server,
-        'GET',
-        `/projects/${pub}/events?target_type=milestone`,
-        undefined,
-      );
-      assert.equal(rest.status, 200);
+      const rest = await milestoneEvents();
       const feed = await fetch(`${a.server.url}/alice/public.atom`);
       assert.equal(feed.status, 200);
       const page = await fetch(`${a.server.url}/alice/public`);
@@ -61,7 +67,7 @@ for (const dialect of DIALECTS) {
       const graph = await raw(a.server.url, TARGETS, { path: 'alice/public' });
       assert.equal(graph.status, 200);
       return {
-        rest: JSON.stringify(rest.body),
+        rest: JSON.stringify(rest),
         feed: await feed.text(),
         page: await page.text(),
         graphql: JSON.stringify(graph.body),
@@ -102,14 +108,8 @@ for (const dialect of DIALECTS) {
       secret = (hidden.body as { id: number }).id;
       assert.ok(secret > deleted, `id ${secret} was given again (deleted ${deleted})`);
 
-      const rest = await api(
-        a.server,
-        'GET',
-        `/projects/${pub}/events?target_type=milestone`,
-        undefined,
-      );
       assert.deepEqual(
-        (rest.body as Record<string, unknown>[]).map((e) => [
+        (await milestoneEvents()).map((e) => [
           e.action_name,
           e.project_id,
           e.target_id,
@@ -155,14 +155,7 @@ for (const dialect of DIALECTS) {
         targetId: secret,
         createdAt: a.server.clock.now(),
       });
-      const rest = await api(
-        a.server,
-        'GET',
-        `/projects/${pub}/events?target_type=milestone`,
-        undefined,
-      );
-      assert.equal(rest.status, 200);
-      const shown = (rest.body as Record<string, unknown>[]).find((e) => e.id === forged.id);
+      const shown = (await milestoneEvents()).find((e) => e.id === forged.id);
       assert.deepEqual(
         shown && [shown.action_name, shown.target_id, shown.target_iid, shown.target_title],
         ['closed', secret, secret, null],
