@@ -6,7 +6,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { MERGE_REQUEST_PRIVATE_MIN_ACCESS } from '../domain/navigation.js';
 import { CONFIDENTIAL_MIN_ACCESS } from '../domain/visibility.js';
 import type { Dialect } from './database.js';
-import { type ProjectsEb, contains, readableProject, textOrder } from './listing-sql.js';
+import { type ProjectsEb, contains, countRows, readableProject, textOrder } from './listing-sql.js';
 import type { TrackedAcrossQuery } from './navigation.js';
 import type { Database, IssueRow, MergeRequestRow } from './schema.js';
 
@@ -93,10 +93,7 @@ export class TrackedListing {
   }
 
   /** How many of `table`'s rows the query finds (GitLab's total). */
-  private async count(table: 'issues' | 'merge_requests', q: TrackedAcrossQuery): Promise<number> {
-    const row = await this.trackedAcross(table, q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  private count(table: 'issues' | 'merge_requests', q: TrackedAcrossQuery): Promise<number> {
+    return countRows(this.trackedAcross(table, q));
   }
 }
