@@ -17,7 +17,7 @@ import {
   projectReader,
   sendProjects,
 } from './project-lists.js';
-import { PAGE_PARAMS, pageOf, params, sendPage } from './writes.js';
+import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
 const GROUP = { id: { type: { kind: 'string' }, required: true } } as const;
 
@@ -51,13 +51,8 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
       principal?.viewer ?? null,
       page,
     );
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: listed.items, total: listed.total ?? 0 },
-      (g: GroupView) => presentGroup(g, url()),
+    return sendListed(services, request, reply, page, listed, (g: GroupView) =>
+      presentGroup(g, url()),
     );
   });
 

@@ -10,7 +10,7 @@ import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import { str } from './body.js';
 import { presentNamespace } from './navigation-entities.js';
-import { PAGE_PARAMS, pageOf, params, sendPage } from './writes.js';
+import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
 export function namespaceRoutes(app: FastifyInstance, services: Services): void {
   const url = () => services.config.externalUrl;
@@ -34,13 +34,8 @@ export function namespaceRoutes(app: FastifyInstance, services: Services): void 
       str(p.search) || undefined,
       page,
     );
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: listed.items, total: listed.total ?? 0 },
-      (n: NamespaceView) => presentNamespace(n, url()),
+    return sendListed(services, request, reply, page, listed, (n: NamespaceView) =>
+      presentNamespace(n, url()),
     );
   });
 

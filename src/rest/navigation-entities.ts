@@ -6,24 +6,7 @@
  */
 import type { GroupView, NamespaceView } from '../services/navigation/navigation.js';
 import type { UserView } from '../services/views.js';
-import { avatarUrl, iso, presentUserBasic, userWebUrl } from './present.js';
-
-/** The profile fields pulsegate does not keep, as GitLab shows them empty. */
-const EMPTY_PROFILE = {
-  bio: '',
-  location: '',
-  public_email: null,
-  linkedin: '',
-  twitter: '',
-  discord: '',
-  website_url: '',
-  organization: '',
-  job_title: '',
-  pronouns: null,
-  bot: false,
-  work_information: null,
-  local_time: null,
-};
+import { EMPTY_PROFILE, avatarUrl, iso, presentUserBasic, userWebUrl } from './present.js';
 
 /**
  * API::Entities::User: the basic fields, the creation time only to those who may read the

@@ -28,24 +28,29 @@ export function presentUserBasic(user: UserView, externalUrl: string) {
   };
 }
 
+/** The profile fields pulsegate does not keep, as GitLab shows them empty. */
+export const EMPTY_PROFILE = {
+  bio: '',
+  location: '',
+  public_email: null,
+  linkedin: '',
+  twitter: '',
+  discord: '',
+  website_url: '',
+  organization: '',
+  job_title: '',
+  pronouns: null,
+  bot: false,
+  work_information: null,
+  local_time: null,
+};
+
 /** `GET /user`: UserPublic (what a token's owner sees about themselves). */
 export function presentCurrentUser(user: UserView, externalUrl: string) {
   return {
     ...presentUserBasic(user, externalUrl),
     created_at: iso(user.createdAt),
-    bio: '',
-    location: '',
-    public_email: null,
-    linkedin: '',
-    twitter: '',
-    discord: '',
-    website_url: '',
-    organization: '',
-    job_title: '',
-    pronouns: null,
-    bot: false,
-    work_information: null,
-    local_time: null,
+    ...EMPTY_PROFILE,
     last_sign_in_at: null,
     confirmed_at: iso(user.createdAt),
     last_activity_on: null,

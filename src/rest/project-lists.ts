@@ -19,7 +19,7 @@ import { type ParamValue, bool, int, str } from './body.js';
 import { presentProject, presentProjectBasic, projectLinksOf } from './entities.js';
 import { setKeysetLink } from './pagination.js';
 import type { NormalizedQuery } from './query.js';
-import { PAGE_PARAMS, pageOf, params, reader, sendPage } from './writes.js';
+import { PAGE_PARAMS, pageOf, params, reader, sendListed, sendPage } from './writes.js';
 
 const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'];
 
@@ -107,14 +107,7 @@ export function sendProjects(
     );
     return sendJson(reply, 200, listed.items.map(present));
   }
-  return sendPage(
-    services,
-    request,
-    reply,
-    pageOf(p),
-    { items: listed.items, total: listed.total ?? 0 },
-    present,
-  );
+  return sendListed(services, request, reply, pageOf(p), listed, present);
 }
 
 export function projectListRoutes(app: FastifyInstance, services: Services): void {
@@ -134,31 +127,24 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
 
   const USER = { id: { type: { kind: 'string' }, required: true } } as const;
 
-  app.get('/users/:id/projects', async (request, reply) => {
-    const principal = await projectReader(services, request, reply);
-    const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
-    const listed = await navigation.projects.ofUser(
-      str(p.id)!,
-      projectListParamsOf(p),
-      principal?.viewer ?? null,
-      pageOf(p),
-      principal?.user,
-    );
-    return sendProjects(services, request, reply, listed, p, principal);
-  });
-
-  app.get('/users/:id/contributed_projects', async (request, reply) => {
-    const principal = await projectReader(services, request, reply);
-    const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
-    const listed = await navigation.projects.contributedBy(
-      str(p.id)!,
-      projectListParamsOf(p),
-      principal?.viewer ?? null,
-      pageOf(p),
-      principal?.user,
-    );
-    return sendProjects(services, request, reply, listed, p, principal);
-  });
+  // A user's own projects and those they contributed to: the same read of a different list.
+  for (const [path, list] of [
+    ['/users/:id/projects', 'ofUser'],
+    ['/users/:id/contributed_projects', 'contributedBy'],
+  ] as const) {
+    app.get(path, async (request, reply) => {
+      const principal = await projectReader(services, request, reply);
+      const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
+      const listed = await navigation.projects[list](
+        str(p.id)!,
+        projectListParamsOf(p),
+        principal?.viewer ?? null,
+        pageOf(p),
+        principal?.user,
+      );
+      return sendProjects(services, request, reply, listed, p, principal);
+    });
+  }
 
   // Labels are not modelled: no project has any, and none can be made. The list is truthfully
   // empty for anyone who can read the project (404 otherwise, as every project route answers).

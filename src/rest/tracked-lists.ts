@@ -11,7 +11,7 @@ import type { TrackedListParams } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { int, str } from './body.js';
 import { presentIssue, presentMergeRequest } from './entities.js';
-import { PAGE_PARAMS, pageOf, params, sendPage } from './writes.js';
+import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
 const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'];
 
@@ -97,13 +97,8 @@ export function trackedListRoutes(app: FastifyInstance, services: Services): voi
     const { viewer, list, page } = await readList(services, request, reply, ISSUE_PARAMS);
     const listed = await services.navigation.tracked.issues(list, viewer, page);
     const day = today();
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: listed.items, total: listed.total ?? 0 },
-      (detail) => presentIssue(detail, url(), day),
+    return sendListed(services, request, reply, page, listed, (detail) =>
+      presentIssue(detail, url(), day),
     );
   });
 
@@ -111,13 +106,8 @@ export function trackedListRoutes(app: FastifyInstance, services: Services): voi
     const { viewer, list, page } = await readList(services, request, reply, MERGE_REQUEST_PARAMS);
     const listed = await services.navigation.tracked.mergeRequests(list, viewer, page);
     const day = today();
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: listed.items, total: listed.total ?? 0 },
-      (detail) => presentMergeRequest(detail, url(), day),
+    return sendListed(services, request, reply, page, listed, (detail) =>
+      presentMergeRequest(detail, url(), day),
     );
   });
 }

@@ -8,7 +8,7 @@ import { sendJson } from '../http/json.js';
 import { int, str } from './body.js';
 import { presentUser, presentUserForAdmin } from './navigation-entities.js';
 import { presentUserBasic } from './present.js';
-import { PAGE_PARAMS, pageOf, params, sendPage } from './writes.js';
+import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
 export function userLookupRoutes(app: FastifyInstance, services: Services): void {
   const url = () => services.config.externalUrl;
@@ -30,14 +30,7 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
     const present = viewer?.admin
       ? (user: UserView) => presentUserForAdmin(user, url())
       : (user: UserView) => presentUserBasic(user, url());
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: listed.items, total: listed.total ?? 0 },
-      present,
-    );
+    return sendListed(services, request, reply, page, listed, present);
   });
 
   app.get('/users/:id', async (request, reply) => {

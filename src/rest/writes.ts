@@ -10,6 +10,7 @@ import type { Principal } from '../services/accounts/credentials.js';
 import type { Actor } from '../services/content/content.js';
 import type { ContentOps } from '../services/content/ops.js';
 import type { Services } from '../services/container.js';
+import type { Listed } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import { type ParamSpec, type ParamValue, mergedParams, readParams } from './body.js';
@@ -121,4 +122,23 @@ export function sendPage<T>(
     {},
   );
   return sendJson(reply, 200, list.items.map(present));
+}
+
+/** An offset page of a navigation list; a list that counted nothing reads as a total of 0. */
+export function sendListed<T>(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: { page: number; perPage: number },
+  listed: Listed<T>,
+  present: (item: T) => unknown,
+): FastifyReply {
+  return sendPage(
+    services,
+    request,
+    reply,
+    page,
+    { items: listed.items, total: listed.total ?? 0 },
+    present,
+  );
 }

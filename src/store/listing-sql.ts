@@ -1,8 +1,9 @@
 /**
  * SQL pieces the navigation listings share: the read_project rule (domain/visibility, as the event
- * listings apply it), a case-insensitive "contains", and one text order on both dialects.
+ * listings apply it), a case-insensitive "contains", one text order on both dialects, and a
+ * listing's total.
  */
-import { type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Viewer } from '../domain/visibility.js';
 import type { Dialect } from './database.js';
 import type { Database } from './schema.js';
@@ -44,4 +45,14 @@ export function readableProject(eb: ProjectsEb, viewer: Viewer | null, alias = '
         .where('vm.user_id', '=', viewer.userId),
     ),
   ]);
+}
+
+/** How many rows a listing's filtered query finds (its total, whatever page is shown). */
+export async function countRows<DB, TB extends keyof DB>(
+  query: SelectQueryBuilder<DB, TB, object>,
+): Promise<number> {
+  const row = (await query
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()) as { n: number | string };
+  return Number(row.n);
 }

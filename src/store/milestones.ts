@@ -2,6 +2,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Dialect } from './database.js';
 import { nextIid } from './iids.js';
+import { countRows } from './listing-sql.js';
 import type { Database, MilestoneRow, MilestonesTable } from './schema.js';
 
 export interface MilestoneListQuery {
@@ -97,10 +98,7 @@ export class MilestoneStore {
       .execute();
   }
 
-  async count(q: MilestoneListQuery): Promise<number> {
-    const row = await this.filtered(q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(q: MilestoneListQuery): Promise<number> {
+    return countRows(this.filtered(q));
   }
 }

@@ -9,6 +9,7 @@ import type { Dialect } from './database.js';
 import {
   type ProjectsEb,
   contains,
+  countRows,
   escapeLike,
   readableProject,
   textOrder,
@@ -111,11 +112,8 @@ export class ProjectListing {
       .execute();
   }
 
-  async count(q: ProjectQuery): Promise<number> {
-    const row = await this.filteredProjects(q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(q: ProjectQuery): Promise<number> {
+    return countRows(this.filteredProjects(q));
   }
 
   /**

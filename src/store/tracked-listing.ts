@@ -6,7 +6,7 @@ import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { MERGE_REQUEST_PRIVATE_MIN_ACCESS } from '../domain/navigation.js';
 import { CONFIDENTIAL_MIN_ACCESS } from '../domain/visibility.js';
 import type { Dialect } from './database.js';
-import { type ProjectsEb, contains, readableProject, textOrder } from './listing-sql.js';
+import { type ProjectsEb, contains, countRows, readableProject, textOrder } from './listing-sql.js';
 import type { TrackedAcrossQuery } from './navigation.js';
 import type { Database, IssueRow, MergeRequestRow } from './schema.js';
 
@@ -66,36 +66,34 @@ export class TrackedListing {
   }
 
   async issues(q: TrackedAcrossQuery): Promise<IssueRow[]> {
-    return (await this.trackedAcross('issues', q)
-      .selectAll('t')
-      .orderBy(this.order(q), q.sort)
-      .orderBy('t.id', q.sort)
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute()) as IssueRow[];
+    return (await this.page('issues', q)) as IssueRow[];
   }
 
-  async countIssues(q: TrackedAcrossQuery): Promise<number> {
-    const row = await this.trackedAcross('issues', q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  countIssues(q: TrackedAcrossQuery): Promise<number> {
+    return this.count('issues', q);
   }
 
   async mergeRequests(q: TrackedAcrossQuery): Promise<MergeRequestRow[]> {
-    return (await this.trackedAcross('merge_requests', q)
+    return (await this.page('merge_requests', q)) as unknown as MergeRequestRow[];
+  }
+
+  countMergeRequests(q: TrackedAcrossQuery): Promise<number> {
+    return this.count('merge_requests', q);
+  }
+
+  /** One offset page of `table`'s rows the query finds, in its order (ties by id). */
+  private page(table: 'issues' | 'merge_requests', q: TrackedAcrossQuery) {
+    return this.trackedAcross(table, q)
       .selectAll('t')
       .orderBy(this.order(q), q.sort)
       .orderBy('t.id', q.sort)
       .limit(q.limit)
       .offset(q.offset)
-      .execute()) as unknown as MergeRequestRow[];
+      .execute();
   }
 
-  async countMergeRequests(q: TrackedAcrossQuery): Promise<number> {
-    const row = await this.trackedAcross('merge_requests', q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  /** How many of `table`'s rows the query finds (GitLab's total). */
+  private count(table: 'issues' | 'merge_requests', q: TrackedAcrossQuery): Promise<number> {
+    return countRows(this.trackedAcross(table, q));
   }
 }

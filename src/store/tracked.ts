@@ -5,6 +5,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Dialect } from './database.js';
 import { nextIid } from './iids.js';
+import { countRows } from './listing-sql.js';
 import type {
   Database,
   IssueRow,
@@ -106,11 +107,8 @@ export class IssueStore {
       .execute();
   }
 
-  async count(q: TrackedListQuery): Promise<number> {
-    const row = await this.filtered(q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(q: TrackedListQuery): Promise<number> {
+    return countRows(this.filtered(q));
   }
 
   /** Issues referring to a milestone forget it when it is deleted (GitLab nullifies). */
@@ -217,11 +215,8 @@ export class MergeRequestStore {
       .execute();
   }
 
-  async count(q: TrackedListQuery): Promise<number> {
-    const row = await this.filtered(q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(q: TrackedListQuery): Promise<number> {
+    return countRows(this.filtered(q));
   }
 
   async clearMilestone(milestoneId: number): Promise<void> {

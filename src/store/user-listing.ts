@@ -1,6 +1,6 @@
 /** User listings: by username, by search, blocked users only when asked for. */
 import { type Kysely, sql } from 'kysely';
-import { contains } from './listing-sql.js';
+import { contains, countRows } from './listing-sql.js';
 import type { UserQuery } from './navigation.js';
 import type { Database, UserRow } from './schema.js';
 
@@ -30,11 +30,8 @@ export class UserListing {
       .execute();
   }
 
-  async count(q: UserQuery): Promise<number> {
-    const row = await this.filteredUsers(q)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(q: UserQuery): Promise<number> {
+    return countRows(this.filteredUsers(q));
   }
 
   /** Users by username, case-insensitively (the owners of personal namespaces). */

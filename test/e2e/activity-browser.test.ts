@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from '../helpers/browser.js';
+import {
+  BROWSER_SKIP,
+  launchChromium,
+  signInThroughForm,
+  watchedPage,
+} from '../helpers/browser.js';
 import { DIALECTS } from '../helpers/server.js';
 import { PASSWORD } from '../oauth/support.js';
 import { type ActivityWorld, startActivityWorld } from '../web/activity-world.js';
@@ -42,17 +47,7 @@ for (const dialect of DIALECTS) {
     });
 
     /** A page that records script errors and policy violations (a failed socket is expected). */
-    async function open(context: BrowserContext): Promise<Page> {
-      const page = await context.newPage();
-      page.on('pageerror', (error) => problems.push(error.message));
-      page.on('console', (message) => {
-        const text = message.text();
-        if (message.type() === 'error' && !/WebSocket connection to .* failed/.test(text)) {
-          problems.push(text);
-        }
-      });
-      return page;
-    }
+    const open = (context: BrowserContext) => watchedPage(context, problems);
 
     const url = (path: string) => `${world.server.url}${path}`;
     const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
@@ -64,11 +59,7 @@ for (const dialect of DIALECTS) {
     it('signing in lands on the dashboard, with Activity in the navigation', async () => {
       desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await open(desktop);
-      await page.goto(url('/users/sign_in'));
-      await page.fill('input[name=login]', 'alice');
-      await page.fill('input[name=password]', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(url('/dashboard/activity'));
+      await signInThroughForm(page, world.server.url, 'alice', PASSWORD);
       assert.equal(
         await page.getAttribute('header nav a:first-child', 'href'),
         '/dashboard/activity',

@@ -10,7 +10,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BROWSER_SKIP, launchChromium } from '../helpers/browser.js';
+import {
+  BROWSER_SKIP,
+  launchChromium,
+  signInThroughForm,
+  watchedPage,
+} from '../helpers/browser.js';
 import { PASSWORD } from '../oauth/support.js';
 import { type ActivityWorld, startActivityWorld } from '../web/activity-world.js';
 
@@ -72,19 +77,8 @@ describe('the front door pages in Chromium, phone and desktop', { skip: BROWSER_
 
   async function signedIn(width: number, height: number): Promise<Page> {
     const context: BrowserContext = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      const text = message.text();
-      if (message.type() === 'error' && !/WebSocket connection to .* failed/.test(text)) {
-        problems.push(text);
-      }
-    });
-    await page.goto(`${world.server.url}/users/sign_in`);
-    await page.fill('input[name=login]', 'alice');
-    await page.fill('input[name=password]', PASSWORD);
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${world.server.url}/dashboard/activity`);
+    const page = await watchedPage(context, problems);
+    await signInThroughForm(page, world.server.url, 'alice', PASSWORD);
     return page;
   }
 

@@ -5,7 +5,7 @@
  * push succeeds, the hook says why nothing was recorded) and the endpoint's strict validation.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
@@ -28,6 +28,19 @@ interface Run {
   status: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** What a child prints and how it ends; `input`, when given, is written to its stdin. */
+function collect(child: ChildProcessWithoutNullStreams, input?: string): Promise<Run> {
+  return new Promise((done, fail) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+    if (input !== undefined) child.stdin.end(input);
+  });
 }
 
 for (const dialect of DIALECTS) {
@@ -56,31 +69,17 @@ for (const dialect of DIALECTS) {
      * loop (spawnSync would deadlock until the hook's timeout).
      */
     function push(args: string[]): Promise<Run> {
-      return new Promise((done, fail) => {
-        const child = spawn('git', ['push', '-q', ...args], { cwd: work, env });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-        child.on('error', fail);
-        child.on('close', (status) => done({ status, stdout, stderr }));
-      });
+      return collect(spawn('git', ['push', '-q', ...args], { cwd: work, env }));
     }
     /** The hook as git runs it: in the bare repository, the ref updates on stdin. */
     function hook(input: string, extra: NodeJS.ProcessEnv): Promise<Run> {
-      return new Promise((done, fail) => {
-        const child = spawn(process.execPath, [BIN, 'hook', 'post-receive'], {
+      return collect(
+        spawn(process.execPath, [BIN, 'hook', 'post-receive'], {
           cwd: bare,
           env: { ...env, ...extra },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-        child.on('error', fail);
-        child.on('close', (status) => done({ status, stdout, stderr }));
-        child.stdin.end(input);
-      });
+        }),
+        input,
+      );
     }
     function gitOk(args: string[], cwd = work): string {
       const r = git(args, cwd);
@@ -89,16 +88,7 @@ for (const dialect of DIALECTS) {
     }
     /** The CLI, without blocking the event loop: `hook install` asks this process's server. */
     function cli(args: string[], extra: NodeJS.ProcessEnv, input = ''): Promise<Run> {
-      return new Promise((done, fail) => {
-        const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...extra } });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-        child.on('error', fail);
-        child.on('close', (status) => done({ status, stdout, stderr }));
-        child.stdin.end(input);
-      });
+      return collect(spawn(process.execPath, [BIN, ...args], { env: { ...env, ...extra } }), input);
     }
     function hookEnv(token: string, project = 'alice/app') {
       return { PULSEGATE_URL: server.url, PULSEGATE_TOKEN: token, PULSEGATE_PROJECT: project };

@@ -6,6 +6,7 @@ import { normalizePush } from '../../src/domain/push-payload.js';
 import { digest, randomSecret } from '../../src/domain/secrets.js';
 import { actionCode, type Action } from '../../src/domain/vocabulary.js';
 import type { Store } from '../../src/store/store.js';
+import type { NewProjectHook } from '../../src/store/webhooks.js';
 
 const T0 = Date.UTC(2026, 0, 1, 9, 0, 0);
 
@@ -221,5 +222,32 @@ export class Fixtures {
       })
       .execute();
     return token;
+  }
+
+  /**
+   * A hook row on issue events only, with no token, straight into the store (a row as an older
+   * release left it, or one made before the server that delivers it starts); `extra` overrides.
+   */
+  hook(
+    projectId: number,
+    url: string,
+    extra: Partial<Omit<NewProjectHook, 'project_id' | 'url'>> = {},
+  ) {
+    return this.store.webhooks.createHook({
+      project_id: projectId,
+      url,
+      token: null,
+      push_events: 0,
+      tag_push_events: 0,
+      issues_events: 1,
+      confidential_issues_events: 0,
+      merge_requests_events: 0,
+      note_events: 0,
+      confidential_note_events: 0,
+      member_events: 0,
+      enable_ssl_verification: 1,
+      created_at: Date.now(),
+      ...extra,
+    });
   }
 }

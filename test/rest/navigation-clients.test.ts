@@ -5,28 +5,14 @@
  * it, list issues across projects, and page through every project with keyset pagination.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Gitlab } from '@gitbeaker/rest';
 import { type NavigationWorld, startNavigationWorld } from '../helpers/navigation-world.js';
+import { runPythonGitlab } from '../helpers/python-gitlab.js';
 import { DIALECTS } from '../helpers/server.js';
 
-const run = promisify(execFile);
-const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./clients/python_gitlab_navigation.py', import.meta.url));
-
-async function pythonGitlab(): Promise<boolean> {
-  if (!existsSync(PYTHON)) return false;
-  try {
-    await run(PYTHON, ['-c', 'import gitlab']);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The URLs `fetch` was asked for while `work` ran (gitbeaker uses the global fetch). */
 async function fetched<T>(work: () => Promise<T>): Promise<{ result: T; urls: string[] }> {
@@ -115,14 +101,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('python-gitlab', async (t) => {
-      if (!(await pythonGitlab())) {
-        assert.ok(!process.env.CI, 'python3-gitlab must be installed in CI');
-        t.skip('python3-gitlab is not installed (apt-get install python3-gitlab; .ci/run does)');
-        return;
-      }
-      const { stdout } = await run(PYTHON, [SCRIPT, w.server.url, w.tokens.alice], {
-        timeout: 60_000,
-      });
+      const stdout = await runPythonGitlab(t, SCRIPT, [w.server.url, w.tokens.alice]);
+      if (stdout === null) return;
       const seen = JSON.parse(stdout) as Record<string, unknown>;
       assert.deepEqual(seen.user, ['bob', 'active']);
       assert.deepEqual(seen.events, [

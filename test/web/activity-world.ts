@@ -8,6 +8,7 @@ import type { Config } from '../../src/config.js';
 import { hashPassword } from '../../src/domain/secrets.js';
 import type { UserRow } from '../../src/store/schema.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { type HttpResult, rawGet } from '../helpers/http.js';
 import { type TestDialect, type TestServer, startServer } from '../helpers/server.js';
 import { Browser, PASSWORD } from '../oauth/support.js';
 
@@ -27,6 +28,8 @@ export interface ActivityWorld {
   /** acme/busy's event ids, newest first. */
   busyIds: number[];
   signIn(login: 'alice' | 'bob' | 'carol'): Promise<Browser>;
+  /** A page as a browser asks for it: in `browser`'s session, or anonymously without one. */
+  page(path: string, browser?: Browser): Promise<HttpResult>;
   close(): Promise<void>;
 }
 
@@ -177,6 +180,10 @@ export async function startActivityWorld(
     if (reply.status !== 303) throw new Error(`sign-in of ${login}: ${reply.status}`);
     return browser;
   };
+  world.page = (path, browser) =>
+    browser
+      ? browser.fetch(path, { headers: { accept: BROWSER_ACCEPT } })
+      : rawGet(server.url, path, { accept: BROWSER_ACCEPT });
   world.close = () => server.close();
   return world;
 }

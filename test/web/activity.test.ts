@@ -30,10 +30,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => world.close());
 
-    const page = (path: string, browser?: Browser) =>
-      browser
-        ? browser.fetch(path, { headers: { accept: BROWSER_ACCEPT } })
-        : rawGet(world.server.url, path, { accept: BROWSER_ACCEPT });
+    const page = (path: string, browser?: Browser) => world.page(path, browser);
     /** REST's listing of the same source, for the same viewer (a token of that user). */
     const restIds = async (path: string, userId?: number) => {
       const headers: Record<string, string> = {};

@@ -47,10 +47,7 @@ for (const dialect of DIALECTS) {
     });
     after(() => world.close());
 
-    const page = (path: string, browser?: Browser) =>
-      browser
-        ? browser.fetch(path, { headers: { accept: BROWSER_ACCEPT } })
-        : rawGet(world.server.url, path, { accept: BROWSER_ACCEPT });
+    const page = (path: string, browser?: Browser) => world.page(path, browser);
 
     it("a day on the calendar lists exactly that day's events, as REST bounds the day", async () => {
       const { ids } = world;

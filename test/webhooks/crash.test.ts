@@ -55,20 +55,8 @@ for (const dialect of DIALECTS) {
         const alice = await f.user('alice');
         const project = await f.project('alice/api', alice.id);
         await f.member(project.id, alice.id, ACCESS_LEVELS.maintainer);
-        await store.webhooks.createHook({
-          project_id: project.id,
-          url: `${receiver.url}/after-crash`,
+        await f.hook(project.id, `${receiver.url}/after-crash`, {
           token: sealHookToken('crash-token', null, `${receiver.url}/after-crash`),
-          push_events: 0,
-          tag_push_events: 0,
-          issues_events: 1,
-          confidential_issues_events: 0,
-          merge_requests_events: 0,
-          note_events: 0,
-          confidential_note_events: 0,
-          member_events: 0,
-          enable_ssl_verification: 1,
-          created_at: Date.now(),
         });
         projectId = project.id;
         authorId = alice.id;

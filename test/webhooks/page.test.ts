@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS } from '../helpers/server.js';
 import { Browser, type OAuthWorld, PASSWORD, csrfOf, startOAuthServer } from '../oauth/support.js';
 import { Receiver } from './receiver.js';
@@ -30,19 +31,8 @@ for (const dialect of DIALECTS) {
       const { server } = world;
       const project = (await server.store.projects.byFullPath('alice/app'))!;
       const alice = (await server.store.users.byUsername('alice'))!;
-      await server.store.webhooks.createHook({
-        project_id: project.id,
-        url: `${receiver.url}/<hook>`,
+      await new Fixtures(server.store).hook(project.id, `${receiver.url}/<hook>`, {
         token: sealHookToken('page-secret', null, `${receiver.url}/<hook>`),
-        push_events: 0,
-        tag_push_events: 0,
-        issues_events: 1,
-        confidential_issues_events: 0,
-        merge_requests_events: 0,
-        note_events: 0,
-        confidential_note_events: 0,
-        member_events: 0,
-        enable_ssl_verification: 1,
         created_at: server.clock.now(),
       });
       await openIssue(

@@ -63,19 +63,9 @@ for (const dialect of DIALECTS) {
           tokens.olga = await f.token(olga.id);
           tokens.mallory = await f.token(mallory.id);
           // A hook from before tokens were sealed: its token in clear, as migration 022 found it.
-          const legacy = await store.webhooks.createHook({
-            project_id: project.id,
-            url: `${owners.url}/legacy`,
+          const legacy = await f.hook(project.id, `${owners.url}/legacy`, {
             token: 'legacy-secret',
             push_events: 1,
-            tag_push_events: 0,
-            issues_events: 1,
-            confidential_issues_events: 0,
-            merge_requests_events: 0,
-            note_events: 0,
-            confidential_note_events: 0,
-            member_events: 0,
-            enable_ssl_verification: 1,
             created_at: 0,
           });
           legacyHookId = legacy.id;

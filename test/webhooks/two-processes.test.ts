@@ -4,43 +4,19 @@
  * the receiver fails, what both processes tried together is one failure of the hook.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { createServices } from '../../src/services/container.js';
 import { type Store, openStore } from '../../src/store/store.js';
-import { BIN, ROOT } from '../cli/run.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { ready, spawnServe } from '../helpers/serve-process.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/server.js';
 import { Receiver } from './receiver.js';
 import { openIssue } from './record.js';
 
 const EVENTS = 60;
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Waits until a server answers on `port` (its worker starts with it). */
-async function ready(port: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/-/health`);
-      await res.arrayBuffer();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`no server on port ${port}`);
-}
 
 describe(
   'two processes over PostgreSQL deliver each webhook once',
@@ -74,39 +50,11 @@ describe(
       const alice = await f.user('alice');
       const project = await f.project('alice/api', alice.id);
       await f.member(project.id, alice.id, ACCESS_LEVELS.maintainer);
-      await store.webhooks.createHook({
-        project_id: project.id,
-        url: receiver.url,
-        token: null,
-        push_events: 0,
-        tag_push_events: 0,
-        issues_events: 1,
-        confidential_issues_events: 0,
-        merge_requests_events: 0,
-        note_events: 0,
-        confidential_note_events: 0,
-        member_events: 0,
-        enable_ssl_verification: 1,
-        created_at: Date.now(),
-      });
+      await f.hook(project.id, receiver.url);
       for (let i = 0; i < 2; i++) {
-        const port = await freePort();
-        servers.push(
-          spawn(
-            process.execPath,
-            [
-              BIN,
-              'serve',
-              '--database-url',
-              database.url,
-              '--port',
-              String(port),
-              '--webhooks-allow-local',
-            ],
-            { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: 'ignore' },
-          ),
-        );
-        await ready(port);
+        const { child, url } = await spawnServe(database.url, ['--webhooks-allow-local']);
+        servers.push(child);
+        await ready(url);
       }
       // The writes come from a third party (this test) through the same outbox hook.
       services = createServices(loadConfig({ databaseUrl: database.url }, {}), store);
@@ -141,21 +89,7 @@ describe(
       // recorded is in flight together with it.
       failing.delayMs = 3000;
       failing.script = Array.from({ length: 16 }, () => 503);
-      const hook = await store.webhooks.createHook({
-        project_id: project.id,
-        url: failing.url,
-        token: null,
-        push_events: 0,
-        tag_push_events: 0,
-        issues_events: 1,
-        confidential_issues_events: 0,
-        merge_requests_events: 0,
-        note_events: 0,
-        confidential_note_events: 0,
-        member_events: 0,
-        enable_ssl_verification: 1,
-        created_at: Date.now(),
-      });
+      const hook = await f.hook(project.id, failing.url);
       for (let i = 0; i < 16; i++) {
         await openIssue(store, services, Date.now(), project.id, bob.id, `Failing ${i}`);
       }

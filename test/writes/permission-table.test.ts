@@ -104,6 +104,12 @@ interface Row {
 const hiddenMergeRequest = (refusal: Outcome) => (cell: Cell) =>
   cell.visibility === 'private' && RANK[cell.role] < ACCESS_LEVELS.reporter ? 'not_found' : refusal;
 
+/** REST: a GET of the project's own path followed by `path`, answered 200. */
+const readOf = (path: string): NonNullable<Row['rest']> => ({
+  ok: 200,
+  request: (c) => ({ method: 'GET', path: `/projects/${c.project}${path}` }),
+});
+
 for (const dialect of DIALECTS) {
   describe(`GitLab's permission table (${dialect})`, () => {
     let a: Actors;
@@ -123,6 +129,45 @@ for (const dialect of DIALECTS) {
         title: 'To merge',
       })) as { iid: number; id: number };
     const gid = (type: string, id: number) => `gid://gitlab/${type}/${id}`;
+    /** A new title, by the cell's role, for the project's first issue or merge request. */
+    const editTitleOf = (
+      path: 'issues' | 'merge_requests',
+      mutation: 'updateIssue' | 'mergeRequestUpdate',
+    ): Pick<Row, 'rest' | 'graphql'> => ({
+      rest: {
+        ok: 200,
+        request: (c) => ({
+          method: 'PUT',
+          path: `/projects/${c.project}/${path}/1`,
+          body: { title: `Edited by ${c.role}` },
+        }),
+      },
+      graphql: async (c) => ({
+        query: `mutation { ${mutation}(input: { projectPath: "${c.fullPath}", iid: "1", title: "Edited by ${c.role}" }) { errors } }`,
+      }),
+    });
+    /** A comment by the cell's role on the project's first issue or merge request. */
+    const commentOn = (
+      path: 'issues' | 'merge_requests',
+      type: 'Issue' | 'MergeRequest',
+    ): Pick<Row, 'rest' | 'graphql'> => ({
+      rest: {
+        ok: 201,
+        request: (c) => ({
+          method: 'POST',
+          path: `/projects/${c.project}/${path}/1/notes`,
+          body: { body: `From ${c.role}` },
+        }),
+      },
+      graphql: async (c) => {
+        const { id } = (await asOwner('GET', `/projects/${c.project}/${path}/1`)) as {
+          id: number;
+        };
+        return {
+          query: `mutation { createNote(input: { noteableId: "${gid(type, id)}", body: "From ${c.role}" }) { errors } }`,
+        };
+      },
+    });
 
     const TABLE: Row[] = [
       {
@@ -130,7 +175,7 @@ for (const dialect of DIALECTS) {
         rule: 'read_project: public to all, internal to signed-in users, private to members',
         write: false,
         min: READ,
-        rest: { ok: 200, request: (c) => ({ method: 'GET', path: `/projects/${c.project}` }) },
+        rest: readOf(''),
         graphql: async (c) => ({ query: `{ project(fullPath: "${c.fullPath}") { name } }` }),
       },
       {
@@ -138,10 +183,7 @@ for (const dialect of DIALECTS) {
         rule: 'read_project; each event as its target allows (GitLab Event#visible_to_user?)',
         write: false,
         min: READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/events` }),
-        },
+        rest: readOf('/events'),
         graphql: async (c) => ({
           query: `{ project(fullPath: "${c.fullPath}") { events(first: 5) { nodes { id } } } }`,
         }),
@@ -151,40 +193,28 @@ for (const dialect of DIALECTS) {
         rule: 'read_issue: whoever reads the project (Guest in private ones)',
         write: false,
         min: READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/issues` }),
-        },
+        rest: readOf('/issues'),
       },
       {
         name: 'read an issue',
         rule: 'read_issue',
         write: false,
         min: READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/issues/1` }),
-        },
+        rest: readOf('/issues/1'),
       },
       {
         name: "list an issue's notes",
         rule: 'read_note follows read_issue',
         write: false,
         min: READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/issues/1/notes` }),
-        },
+        rest: readOf('/issues/1/notes'),
       },
       {
         name: 'list merge requests',
         rule: 'read_merge_request: Reporter in private projects; on public and internal ones the Guest role is not enforced',
         write: false,
         min: MR_READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/merge_requests` }),
-        },
+        rest: readOf('/merge_requests'),
       },
       {
         name: 'read a merge request',
@@ -192,10 +222,7 @@ for (const dialect of DIALECTS) {
         write: false,
         min: MR_READ,
         refused: hiddenMergeRequest('forbidden'),
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/merge_requests/1` }),
-        },
+        rest: readOf('/merge_requests/1'),
         graphql: async (c) => {
           const { id } = (await asOwner('GET', `/projects/${c.project}/merge_requests/1`)) as {
             id: number;
@@ -209,13 +236,7 @@ for (const dialect of DIALECTS) {
         write: false,
         min: MR_READ,
         refused: hiddenMergeRequest('forbidden'),
-        rest: {
-          ok: 200,
-          request: (c) => ({
-            method: 'GET',
-            path: `/projects/${c.project}/merge_requests/1/notes`,
-          }),
-        },
+        rest: readOf('/merge_requests/1/notes'),
       },
       {
         name: "read a merge request's approvals",
@@ -223,33 +244,21 @@ for (const dialect of DIALECTS) {
         write: false,
         min: MR_READ,
         refused: hiddenMergeRequest('forbidden'),
-        rest: {
-          ok: 200,
-          request: (c) => ({
-            method: 'GET',
-            path: `/projects/${c.project}/merge_requests/1/approvals`,
-          }),
-        },
+        rest: readOf('/merge_requests/1/approvals'),
       },
       {
         name: 'list milestones',
         rule: 'read_milestone: whoever reads the project',
         write: false,
         min: READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/milestones` }),
-        },
+        rest: readOf('/milestones'),
       },
       {
         name: 'list members',
         rule: 'read_project_member: whoever reads the project',
         write: false,
         min: READ,
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/members` }),
-        },
+        rest: readOf('/members'),
       },
       {
         name: 'read a member',
@@ -269,10 +278,7 @@ for (const dialect of DIALECTS) {
         rule: 'admin_project (webhooks): Maintainer',
         write: false,
         min: at('maintainer'),
-        rest: {
-          ok: 200,
-          request: (c) => ({ method: 'GET', path: `/projects/${c.project}/hooks` }),
-        },
+        rest: readOf('/hooks'),
       },
       {
         name: 'read a hook',
@@ -306,39 +312,14 @@ for (const dialect of DIALECTS) {
         rule: 'update_issue (admin_issue): Reporter (Planner); an author edits their own',
         write: true,
         min: at('reporter'),
-        rest: {
-          ok: 200,
-          request: (c) => ({
-            method: 'PUT',
-            path: `/projects/${c.project}/issues/1`,
-            body: { title: `Edited by ${c.role}` },
-          }),
-        },
-        graphql: async (c) => ({
-          query: `mutation { updateIssue(input: { projectPath: "${c.fullPath}", iid: "1", title: "Edited by ${c.role}" }) { errors } }`,
-        }),
+        ...editTitleOf('issues', 'updateIssue'),
       },
       {
         name: 'comment on an issue',
         rule: 'create_note: any signed-in reader of the issue',
         write: true,
         min: SIGNED_READ,
-        rest: {
-          ok: 201,
-          request: (c) => ({
-            method: 'POST',
-            path: `/projects/${c.project}/issues/1/notes`,
-            body: { body: `From ${c.role}` },
-          }),
-        },
-        graphql: async (c) => {
-          const { id } = (await asOwner('GET', `/projects/${c.project}/issues/1`)) as {
-            id: number;
-          };
-          return {
-            query: `mutation { createNote(input: { noteableId: "${gid('Issue', id)}", body: "From ${c.role}" }) { errors } }`,
-          };
-        },
+        ...commentOn('issues', 'Issue'),
       },
       {
         name: 'open a merge request',
@@ -363,17 +344,7 @@ for (const dialect of DIALECTS) {
         write: true,
         min: at('developer'),
         refused: hiddenMergeRequest('forbidden'),
-        rest: {
-          ok: 200,
-          request: (c) => ({
-            method: 'PUT',
-            path: `/projects/${c.project}/merge_requests/1`,
-            body: { title: `Edited by ${c.role}` },
-          }),
-        },
-        graphql: async (c) => ({
-          query: `mutation { mergeRequestUpdate(input: { projectPath: "${c.fullPath}", iid: "1", title: "Edited by ${c.role}" }) { errors } }`,
-        }),
+        ...editTitleOf('merge_requests', 'mergeRequestUpdate'),
       },
       {
         name: 'comment on a merge request',
@@ -381,22 +352,7 @@ for (const dialect of DIALECTS) {
         write: true,
         min: MR_NOTE,
         refused: hiddenMergeRequest('forbidden'),
-        rest: {
-          ok: 201,
-          request: (c) => ({
-            method: 'POST',
-            path: `/projects/${c.project}/merge_requests/1/notes`,
-            body: { body: `From ${c.role}` },
-          }),
-        },
-        graphql: async (c) => {
-          const { id } = (await asOwner('GET', `/projects/${c.project}/merge_requests/1`)) as {
-            id: number;
-          };
-          return {
-            query: `mutation { createNote(input: { noteableId: "${gid('MergeRequest', id)}", body: "From ${c.role}" }) { errors } }`,
-          };
-        },
+        ...commentOn('merge_requests', 'MergeRequest'),
       },
       {
         name: 'merge a merge request',

@@ -5,20 +5,19 @@
  * round split between them.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { actionCode } from '../../src/domain/vocabulary.js';
 import type { Action } from '../../src/domain/vocabulary.js';
-import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { isUniqueViolation } from '../../src/store/constraint-errors.js';
 import { openDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { type Store, openStore } from '../../src/store/store.js';
-import { BIN, ROOT } from '../cli/run.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { type HttpResult, call } from '../helpers/http.js';
+import { applyFirst, migrationIndex } from '../helpers/migrations.js';
+import { ready, spawnServe } from '../helpers/serve-process.js';
 import { DIALECTS, type TestDialect, createTestDatabase, startServer } from '../helpers/server.js';
 
 const ROUNDS = 10;
@@ -30,28 +29,6 @@ interface Setup {
   token: string;
   projectId: number;
   close(): Promise<void>;
-}
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function ready(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const res = await fetch(`${url}/-/health`);
-      await res.arrayBuffer();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`no server at ${url}`);
 }
 
 async function setUp(dialect: TestDialect): Promise<Setup> {
@@ -82,19 +59,9 @@ async function setUp(dialect: TestDialect): Promise<Setup> {
   const children: ChildProcess[] = [];
   const urls: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const port = await freePort();
-    children.push(
-      spawn(
-        process.execPath,
-        [BIN, 'serve', '--database-url', database.url, '--port', String(port)],
-        {
-          cwd: ROOT,
-          env: { ...process.env, LOG_LEVEL: 'silent', PULSEGATE_RATE_LIMIT: '0' },
-          stdio: 'ignore',
-        },
-      ),
-    );
-    urls.push(`http://127.0.0.1:${port}`);
+    const { child, url } = await spawnServe(database.url, [], { PULSEGATE_RATE_LIMIT: '0' });
+    children.push(child);
+    urls.push(url);
   }
   await Promise.all(urls.map(ready));
   return {
@@ -339,20 +306,7 @@ for (const dialect of DIALECTS) {
       const conn = await openDatabase(database.url);
       try {
         const db = conn.db as unknown as Kysely<unknown>;
-        const upTo = MIGRATIONS.findIndex((m) => m.name === '021_state_uniqueness');
-        const older: Record<string, Migration> = {};
-        for (const m of MIGRATIONS.slice(0, upTo)) {
-          older[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect }) };
-        }
-        const schema =
-          dialect === 'postgres'
-            ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s
-            : undefined;
-        const first = await new Migrator({
-          db,
-          provider: { getMigrations: async () => older },
-          ...(schema ? { migrationTableSchema: schema } : {}),
-        }).migrateToLatest();
+        const first = await applyFirst(conn, migrationIndex('021_state_uniqueness'));
         assert.equal(first.error, undefined);
         await sql`INSERT INTO users (id, username, name, email, created_at)
           VALUES (1, 'alice', 'Alice', 'a@example.com', 1)`.execute(db);

@@ -11,10 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { openDatabase } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { raw } from '../graphql/client.js';
+import { applyFirst, migrationIndex } from '../helpers/migrations.js';
 import { DIALECTS } from '../helpers/server.js';
 import { type Actors, api, startWithUsers } from './helpers.js';
 
@@ -39,6 +40,18 @@ for (const dialect of DIALECTS) {
     let deleted: number;
     let secret: number;
 
+    /** The public project's milestone events, as an anonymous reader lists them over REST. */
+    async function milestoneEvents(): Promise<Record<string, unknown>[]> {
+      const rest = await api(
+        a.server,
+        'GET',
+        `/projects/${pub}/events?target_type=milestone`,
+        undefined,
+      );
+      assert.equal(rest.status, 200, rest.text);
+      return rest.body as Record<string, unknown>[];
+    }
+
     /** Everything anonymous readers of the public project get, as text. */
     async function anonymousViews(): Promise<{
       rest: string;
@@ -46,13 +59,7 @@ for (const dialect of DIALECTS) {
       page: string;
       graphql: string;
     }> {
-      const rest = await api(
-        a.server,
-        'GET',
-        `/projects/${pub}/events?target_type=milestone`,
-        undefined,
-      );
-      assert.equal(rest.status, 200);
+      const rest = await milestoneEvents();
       const feed = await fetch(`${a.server.url}/alice/public.atom`);
       assert.equal(feed.status, 200);
       const page = await fetch(`${a.server.url}/alice/public`);
@@ -60,7 +67,7 @@ for (const dialect of DIALECTS) {
       const graph = await raw(a.server.url, TARGETS, { path: 'alice/public' });
       assert.equal(graph.status, 200);
       return {
-        rest: JSON.stringify(rest.body),
+        rest: JSON.stringify(rest),
         feed: await feed.text(),
         page: await page.text(),
         graphql: JSON.stringify(graph.body),
@@ -101,14 +108,8 @@ for (const dialect of DIALECTS) {
       secret = (hidden.body as { id: number }).id;
       assert.ok(secret > deleted, `id ${secret} was given again (deleted ${deleted})`);
 
-      const rest = await api(
-        a.server,
-        'GET',
-        `/projects/${pub}/events?target_type=milestone`,
-        undefined,
-      );
       assert.deepEqual(
-        (rest.body as Record<string, unknown>[]).map((e) => [
+        (await milestoneEvents()).map((e) => [
           e.action_name,
           e.project_id,
           e.target_id,
@@ -154,14 +155,7 @@ for (const dialect of DIALECTS) {
         targetId: secret,
         createdAt: a.server.clock.now(),
       });
-      const rest = await api(
-        a.server,
-        'GET',
-        `/projects/${pub}/events?target_type=milestone`,
-        undefined,
-      );
-      assert.equal(rest.status, 200);
-      const shown = (rest.body as Record<string, unknown>[]).find((e) => e.id === forged.id);
+      const shown = (await milestoneEvents()).find((e) => e.id === forged.id);
       assert.deepEqual(
         shown && [shown.action_name, shown.target_id, shown.target_iid, shown.target_title],
         ['closed', secret, secret, null],
@@ -207,16 +201,9 @@ describe('migration 020 on a SQLite database made by the migrations before it', 
     const conn = await openDatabase(`sqlite:${join(dir, 'old.db')}`);
     try {
       const db = conn.db as unknown as Kysely<unknown>;
-      const upTo = MIGRATIONS.findIndex((m) => m.name === '020_never_reuse_ids');
+      const upTo = migrationIndex('020_never_reuse_ids');
       assert.ok(upTo > 0);
-      const older: Record<string, Migration> = {};
-      for (const m of MIGRATIONS.slice(0, upTo)) {
-        older[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect: 'sqlite' }) };
-      }
-      const first = await new Migrator({
-        db,
-        provider: { getMigrations: async () => older },
-      }).migrateToLatest();
+      const first = await applyFirst(conn, upTo);
       assert.equal(first.error, undefined);
 
       await sql`INSERT INTO users (id, username, name, email, created_at) VALUES
@@ -260,15 +247,8 @@ describe('migration 020 on a SQLite database made by the migrations before it', 
       const schemaBefore = await schemaEntries(db);
 
       // Up to 021 only: later migrations change these tables' columns on purpose.
-      const through = MIGRATIONS.findIndex((m) => m.name === '021_state_uniqueness') + 1;
-      const upgraded: Record<string, Migration> = {};
-      for (const m of MIGRATIONS.slice(0, through)) {
-        upgraded[m.name] = { up: (kdb: Kysely<unknown>) => m.up(kdb, { dialect: 'sqlite' }) };
-      }
-      const second = await new Migrator({
-        db,
-        provider: { getMigrations: async () => upgraded },
-      }).migrateToLatest();
+      const through = migrationIndex('021_state_uniqueness') + 1;
+      const second = await applyFirst(conn, through);
       assert.equal(second.error, undefined);
       assert.deepEqual(
         second.results?.map((r) => [r.migrationName, r.status]),

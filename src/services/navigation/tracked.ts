@@ -12,53 +12,64 @@ export class TrackedAcross {
   constructor(private readonly store: Store) {}
 
   /** `GET /issues`: across every project the viewer can read, confidential ones as GitLab shows them. */
-  async issues(
-    p: TrackedListParams,
-    viewer: Viewer | null,
-    slice: Slice,
-  ): Promise<Listed<IssueDetail>> {
-    const query = this.trackedQuery(p, viewer, slice);
-    if (!query) return { items: [], total: 0 };
-    const [rows, total] = await Promise.all([
-      this.store.navigation.tracked.issues(query),
-      this.store.navigation.tracked.countIssues(query),
-    ]);
-    const { users, projects, milestones, counts } = await this.trackedContext(rows, 'Issue');
-    const items = rows.map((row) => ({
-      issue: issueView(row),
-      project: projects.get(row.project_id)!,
-      author: users.get(row.author_id) ?? null,
-      closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
-      milestone: row.milestone_id === null ? null : (milestones.get(row.milestone_id) ?? null),
-      userNotesCount: counts.get(row.id) ?? 0,
-    }));
-    return { items, total };
+  issues(p: TrackedListParams, viewer: Viewer | null, slice: Slice): Promise<Listed<IssueDetail>> {
+    const { tracked } = this.store.navigation;
+    return this.listed(
+      p,
+      viewer,
+      slice,
+      'Issue',
+      (query) => Promise.all([tracked.issues(query), tracked.countIssues(query)]),
+      (row, { user, project, milestone, notes }) => ({
+        issue: issueView(row),
+        project: project(row),
+        author: user(row.author_id),
+        closedBy: user(row.closed_by_id),
+        milestone: milestone(row),
+        userNotesCount: notes(row),
+      }),
+    );
   }
 
   /** `GET /merge_requests`: across every project the viewer can read them in. */
-  async mergeRequests(
+  mergeRequests(
     p: TrackedListParams,
     viewer: Viewer | null,
     slice: Slice,
   ): Promise<Listed<MergeRequestDetail>> {
+    const { tracked } = this.store.navigation;
+    return this.listed(
+      p,
+      viewer,
+      slice,
+      'MergeRequest',
+      (query) => Promise.all([tracked.mergeRequests(query), tracked.countMergeRequests(query)]),
+      (row, { user, project, milestone, notes }) => ({
+        mergeRequest: mergeRequestView(row),
+        project: project(row),
+        author: user(row.author_id),
+        closedBy: user(row.closed_by_id),
+        mergedBy: user(row.merged_by_id),
+        milestone: milestone(row),
+        userNotesCount: notes(row),
+      }),
+    );
+  }
+
+  /** A page of one kind: its rows and total, each row with the users, project and milestone it names. */
+  private async listed<R extends IssueRow | MergeRequestRow, T>(
+    p: TrackedListParams,
+    viewer: Viewer | null,
+    slice: Slice,
+    type: 'Issue' | 'MergeRequest',
+    read: (query: TrackedAcrossQuery) => Promise<[R[], number]>,
+    present: (row: R, context: Awaited<ReturnType<TrackedAcross['trackedContext']>>) => T,
+  ): Promise<Listed<T>> {
     const query = this.trackedQuery(p, viewer, slice);
     if (!query) return { items: [], total: 0 };
-    const [rows, total] = await Promise.all([
-      this.store.navigation.tracked.mergeRequests(query),
-      this.store.navigation.tracked.countMergeRequests(query),
-    ]);
-    const { users, projects, milestones, counts } = await this.trackedContext(rows, 'MergeRequest');
-    const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
-    const items = rows.map((row) => ({
-      mergeRequest: mergeRequestView(row),
-      project: projects.get(row.project_id)!,
-      author: user(row.author_id),
-      closedBy: user(row.closed_by_id),
-      mergedBy: user(row.merged_by_id),
-      milestone: row.milestone_id === null ? null : (milestones.get(row.milestone_id) ?? null),
-      userNotesCount: counts.get(row.id) ?? 0,
-    }));
-    return { items, total };
+    const [rows, total] = await read(query);
+    const context = await this.trackedContext(rows, type);
+    return { items: rows.map((row) => present(row, context)), total };
   }
 
   /**
@@ -109,11 +120,15 @@ export class TrackedAcross {
         rows.map((r) => r.id),
       ),
     ]);
+    const usersById = new Map(users.map((u) => [u.id, userView(u)]));
+    const projectsById = new Map(projects.map((p) => [p.id, projectView(p)]));
+    const milestonesById = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
     return {
-      users: new Map(users.map((u) => [u.id, userView(u)])),
-      projects: new Map(projects.map((p) => [p.id, projectView(p)])),
-      milestones: new Map(milestones.map((m) => [m.id, milestoneView(m)])),
-      counts,
+      user: (id: number | null) => (id === null ? null : (usersById.get(id) ?? null)),
+      project: (row: IssueRow | MergeRequestRow) => projectsById.get(row.project_id)!,
+      milestone: (row: IssueRow | MergeRequestRow) =>
+        row.milestone_id === null ? null : (milestonesById.get(row.milestone_id) ?? null),
+      notes: (row: IssueRow | MergeRequestRow) => counts.get(row.id) ?? 0,
     };
   }
 }
