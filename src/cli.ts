@@ -118,7 +118,7 @@ const SERVE: CommandSpec = {
     'ssh-host': {
       type: 'string',
       value: 'HOST',
-      help: "The host in SSH clone URLs (default: the external URL's host; env PULSEGATE_SSH_HOST)",
+      help: "The host in SSH clone URLs (default: the external URL's host;\nenv PULSEGATE_SSH_HOST)",
     },
     'ssh-port': {
       type: 'string',
