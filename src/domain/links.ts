@@ -1,6 +1,6 @@
 /**
  * Links and names derived from views, shared by every face that shows them (REST entities, GraphQL
- * fields): avatar and web URLs, a project's clone URL, a push's qualified ref.
+ * fields, webhooks): avatar and web URLs, a project's clone URL, a push's qualified ref.
  */
 import { createHash } from 'node:crypto';
 import type { RefType } from './vocabulary.js';
@@ -33,18 +33,49 @@ export function projectWebUrl(externalUrl: string, project: { fullPath: string }
   return `${externalUrl}/${project.fullPath}`;
 }
 
-/** The SSH clone URL GitLab shows in push data (`git@host:group/project.git`). */
-export function repositorySshUrl(externalUrl: string, project: { fullPath: string }): string {
-  return `git@${sshHost(externalUrl)}:${project.fullPath}.git`;
+/** Where `ssh_url_to_repo` points: a host and a port. */
+export interface SshEndpoint {
+  host: string;
+  port: number;
 }
 
-/** The external URL's host without its port; parsed once (it is configuration). */
-let sshHostOf: { externalUrl: string; host: string } | null = null;
-function sshHost(externalUrl: string): string {
-  if (sshHostOf?.externalUrl !== externalUrl) {
-    sshHostOf = { externalUrl, host: new URL(externalUrl).host.replace(/:\d+$/, '') };
-  }
-  return sshHostOf.host;
+/** Where a project's links point: the external URL, and the SSH endpoint of its clone URL. */
+export interface ProjectLinks {
+  externalUrl: string;
+  ssh: SshEndpoint;
+}
+
+/** The configured SSH host, or else the external URL's host name (its HTTP port left behind). */
+export function sshEndpointOf(settings: {
+  externalUrl: string;
+  sshHost: string | null;
+  sshPort: number;
+}): SshEndpoint {
+  return {
+    host: settings.sshHost ?? new URL(settings.externalUrl).hostname,
+    port: settings.sshPort,
+  };
+}
+
+/** The project links of this configuration (read per request: tests settle the URL late). */
+export function projectLinksOf(config: {
+  externalUrl: string;
+  sshHost: string | null;
+  sshPort: number;
+}): ProjectLinks {
+  return { externalUrl: config.externalUrl, ssh: sshEndpointOf(config) };
+}
+
+/**
+ * GitLab's clone URL over SSH, everywhere it shows one (the project entity's `ssh_url_to_repo`,
+ * push data's and webhooks' repository URLs): the scp-like `git@host:path.git` on port 22, and
+ * the URL form `ssh://git@host:port/path.git` on any other port (scp-like syntax cannot carry a
+ * port).
+ */
+export function repositorySshUrl(ssh: SshEndpoint, project: { fullPath: string }): string {
+  return ssh.port === 22
+    ? `git@${ssh.host}:${project.fullPath}.git`
+    : `ssh://git@${ssh.host}:${ssh.port}/${project.fullPath}.git`;
 }
 
 /** `refs/heads/main` or `refs/tags/v1` from a stored short ref. */

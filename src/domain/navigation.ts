@@ -54,31 +54,3 @@ export function groupVisibility(counts: { public: number; internal: number }): V
 export function mayListUsers(signedIn: boolean, username: string | undefined): boolean {
   return signedIn || (username !== undefined && username !== '');
 }
-
-/** Where `ssh_url_to_repo` points: a host and a port. */
-export interface SshEndpoint {
-  host: string;
-  port: number;
-}
-
-/**
- * GitLab's clone URL over SSH: the scp-like `git@host:path.git` on port 22, and the URL form
- * `ssh://git@host:port/path.git` on any other port (scp-like syntax cannot carry a port).
- */
-export function sshCloneUrl(ssh: SshEndpoint, fullPath: string): string {
-  return ssh.port === 22
-    ? `git@${ssh.host}:${fullPath}.git`
-    : `ssh://git@${ssh.host}:${ssh.port}/${fullPath}.git`;
-}
-
-/** The configured SSH host, or else the external URL's host name (its HTTP port left behind). */
-export function sshEndpointOf(settings: {
-  externalUrl: string;
-  sshHost: string | null;
-  sshPort: number;
-}): SshEndpoint {
-  return {
-    host: settings.sshHost ?? new URL(settings.externalUrl).hostname,
-    port: settings.sshPort,
-  };
-}

@@ -3,7 +3,13 @@
  * plain values so that the outbox, the test trigger and the tests all make the same bytes. User
  * e-mail addresses are `[REDACTED]`, as GitLab sends them.
  */
-import { avatarUrl, projectWebUrl, qualifiedRef, repositorySshUrl } from './links.js';
+import {
+  type ProjectLinks,
+  avatarUrl,
+  projectWebUrl,
+  qualifiedRef,
+  repositorySshUrl,
+} from './links.js';
 import type { PushCommit } from './push-payload.js';
 import { ACCESS_LEVELS, type RefType, type Visibility } from './vocabulary.js';
 
@@ -112,9 +118,9 @@ export function hookUser(user: HookUser): Payload {
   };
 }
 
-export function hookProject(base: string, project: HookProject): Payload {
-  const web = projectWebUrl(base, project);
-  const ssh = repositorySshUrl(base, project);
+export function hookProject(links: ProjectLinks, project: HookProject): Payload {
+  const web = projectWebUrl(links.externalUrl, project);
+  const ssh = repositorySshUrl(links.ssh, project);
   return {
     id: project.id,
     name: project.name,
@@ -135,11 +141,11 @@ export function hookProject(base: string, project: HookProject): Payload {
   };
 }
 
-function repository(base: string, project: HookProject): Payload {
-  const web = projectWebUrl(base, project);
+function repository(links: ProjectLinks, project: HookProject): Payload {
+  const web = projectWebUrl(links.externalUrl, project);
   return {
     name: project.name,
-    url: repositorySshUrl(base, project),
+    url: repositorySshUrl(links.ssh, project),
     description: project.description,
     homepage: web,
   };
@@ -148,7 +154,7 @@ function repository(base: string, project: HookProject): Payload {
 /** `open`, `close`, `reopen`, `update`, `merge`, `approved` from the event's action. */
 export type HookAction = 'open' | 'close' | 'reopen' | 'update' | 'merge' | 'approved';
 
-function issueAttributes(base: string, project: HookProject, issue: HookIssue): Payload {
+function issueAttributes(links: ProjectLinks, project: HookProject, issue: HookIssue): Payload {
   return {
     author_id: issue.authorId,
     closed_at: isoTime(issue.closedAt),
@@ -171,7 +177,7 @@ function issueAttributes(base: string, project: HookProject, issue: HookIssue): 
     title: issue.title,
     updated_at: isoTime(issue.updatedAt),
     updated_by_id: null,
-    url: `${projectWebUrl(base, project)}/-/issues/${issue.iid}`,
+    url: `${projectWebUrl(links.externalUrl, project)}/-/issues/${issue.iid}`,
     total_time_spent: 0,
     human_total_time_spent: null,
     human_time_estimate: null,
@@ -183,7 +189,7 @@ function issueAttributes(base: string, project: HookProject, issue: HookIssue): 
 }
 
 export function issuePayload(
-  base: string,
+  links: ProjectLinks,
   input: { user: HookUser; project: HookProject; issue: HookIssue; action: HookAction },
 ): Payload {
   const { user, project, issue, action } = input;
@@ -191,16 +197,20 @@ export function issuePayload(
     object_kind: 'issue',
     event_type: issue.confidential ? 'confidential_issue' : 'issue',
     user: hookUser(user),
-    project: hookProject(base, project),
-    object_attributes: { ...issueAttributes(base, project, issue), action },
+    project: hookProject(links, project),
+    object_attributes: { ...issueAttributes(links, project, issue), action },
     labels: [],
     changes: {},
-    repository: repository(base, project),
+    repository: repository(links, project),
     assignees: [],
   };
 }
 
-function mergeRequestAttributes(base: string, project: HookProject, mr: HookMergeRequest): Payload {
+function mergeRequestAttributes(
+  links: ProjectLinks,
+  project: HookProject,
+  mr: HookMergeRequest,
+): Payload {
   return {
     id: mr.id,
     iid: mr.iid,
@@ -222,15 +232,15 @@ function mergeRequestAttributes(base: string, project: HookProject, mr: HookMerg
     state: mr.state,
     draft: false,
     work_in_progress: false,
-    url: `${projectWebUrl(base, project)}/-/merge_requests/${mr.iid}`,
-    source: hookProject(base, project),
-    target: hookProject(base, project),
+    url: `${projectWebUrl(links.externalUrl, project)}/-/merge_requests/${mr.iid}`,
+    source: hookProject(links, project),
+    target: hookProject(links, project),
     labels: [],
   };
 }
 
 export function mergeRequestPayload(
-  base: string,
+  links: ProjectLinks,
   input: {
     user: HookUser;
     project: HookProject;
@@ -243,18 +253,18 @@ export function mergeRequestPayload(
     object_kind: 'merge_request',
     event_type: 'merge_request',
     user: hookUser(user),
-    project: hookProject(base, project),
-    object_attributes: { ...mergeRequestAttributes(base, project, mergeRequest), action },
+    project: hookProject(links, project),
+    object_attributes: { ...mergeRequestAttributes(links, project, mergeRequest), action },
     labels: [],
     changes: {},
-    repository: repository(base, project),
+    repository: repository(links, project),
     assignees: [],
     reviewers: [],
   };
 }
 
 export function notePayload(
-  base: string,
+  links: ProjectLinks,
   input: {
     user: HookUser;
     project: HookProject;
@@ -266,14 +276,14 @@ export function notePayload(
   const { user, project, note, issue, mergeRequest } = input;
   const confidential = issue?.confidential === true;
   const noteableUrl = issue
-    ? `${projectWebUrl(base, project)}/-/issues/${issue.iid}`
-    : `${projectWebUrl(base, project)}/-/merge_requests/${mergeRequest?.iid ?? 0}`;
+    ? `${projectWebUrl(links.externalUrl, project)}/-/issues/${issue.iid}`
+    : `${projectWebUrl(links.externalUrl, project)}/-/merge_requests/${mergeRequest?.iid ?? 0}`;
   return {
     object_kind: 'note',
     event_type: confidential ? 'confidential_note' : 'note',
     user: hookUser(user),
     project_id: project.id,
-    project: hookProject(base, project),
+    project: hookProject(links, project),
     object_attributes: {
       id: note.id,
       note: note.body,
@@ -291,19 +301,21 @@ export function notePayload(
       url: `${noteableUrl}#note_${note.id}`,
       action: 'create',
     },
-    repository: repository(base, project),
-    ...(issue ? { issue: issueAttributes(base, project, issue) } : {}),
-    ...(mergeRequest ? { merge_request: mergeRequestAttributes(base, project, mergeRequest) } : {}),
+    repository: repository(links, project),
+    ...(issue ? { issue: issueAttributes(links, project, issue) } : {}),
+    ...(mergeRequest
+      ? { merge_request: mergeRequestAttributes(links, project, mergeRequest) }
+      : {}),
   };
 }
 
 export function pushPayload(
-  base: string,
+  links: ProjectLinks,
   input: { user: HookUser; project: HookProject; push: HookPush },
 ): Payload {
   const { user, project, push } = input;
   const tag = push.refType === 'tag';
-  const web = projectWebUrl(base, project);
+  const web = projectWebUrl(links.externalUrl, project);
   const after = push.after ?? BLANK;
   return {
     object_kind: tag ? 'tag_push' : 'push',
@@ -320,7 +332,7 @@ export function pushPayload(
     user_email: '[REDACTED]',
     user_avatar: avatarUrl(user),
     project_id: project.id,
-    project: hookProject(base, project),
+    project: hookProject(links, project),
     commits: push.commits.map((commit) => ({
       id: commit.id,
       message: commit.message,
@@ -334,9 +346,9 @@ export function pushPayload(
     })),
     total_commits_count: push.commitCount,
     repository: {
-      ...repository(base, project),
+      ...repository(links, project),
       git_http_url: `${web}.git`,
-      git_ssh_url: repositorySshUrl(base, project),
+      git_ssh_url: repositorySshUrl(links.ssh, project),
       visibility_level: VISIBILITY_LEVEL[project.visibility],
     },
   };
@@ -347,7 +359,7 @@ export function pushPayload(
  * `user_remove_from_team`), with the webhook's common `object_kind`, `user` and `project`.
  */
 export function memberPayload(
-  base: string,
+  links: ProjectLinks,
   input: {
     user: HookUser;
     member: HookUser;
@@ -366,7 +378,7 @@ export function memberPayload(
     created_at: isoTime(at),
     updated_at: isoTime(at),
     user: hookUser(user),
-    project: hookProject(base, project),
+    project: hookProject(links, project),
     project_name: project.name,
     project_path: project.fullPath.slice(project.fullPath.lastIndexOf('/') + 1),
     project_path_with_namespace: project.fullPath,
@@ -383,6 +395,6 @@ export function memberPayload(
       access_level: accessLevel,
       expires_at: expiresAt,
     },
-    repository: repository(base, project),
+    repository: repository(links, project),
   };
 }

@@ -1,6 +1,7 @@
 /** What every resolver receives: who is asking, this request's activity reader and presenter. */
 import type { FastifyBaseLogger } from 'fastify';
 import { UnauthenticatedError } from '../domain/errors.js';
+import { projectLinksOf } from '../domain/links.js';
 import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivityReader, EventReads, EventView } from '../services/activity/activity.js';
@@ -75,7 +76,7 @@ export function createContext(
     principal,
     viewer,
     reader: services.activity.reader(viewer, principal?.user ?? null, reads, arrival),
-    present: new Presenter(services.config.externalUrl, eventModels),
+    present: new Presenter(projectLinksOf(services.config), eventModels),
     log,
     cost,
     live: services.live,
@@ -96,7 +97,7 @@ export function createContext(
     },
     renew() {
       context.reader = services.activity.reader(viewer, principal?.user ?? null);
-      context.present = new Presenter(services.config.externalUrl);
+      context.present = new Presenter(projectLinksOf(services.config));
     },
   };
   return context;

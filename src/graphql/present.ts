@@ -4,6 +4,7 @@
  * request memoizes users and projects, which recur on every page.
  */
 import {
+  type ProjectLinks,
   avatarUrl,
   projectWebUrl,
   qualifiedRef,
@@ -40,7 +41,7 @@ export class Presenter {
   private readonly projects = new Map<number, ProjectType>();
 
   constructor(
-    private readonly externalUrl: string,
+    private readonly links: ProjectLinks,
     private readonly events: WeakMap<EventView, EventType> = new WeakMap(),
   ) {}
 
@@ -56,7 +57,7 @@ export class Presenter {
         state: row.state,
         locked: false,
         avatarUrl: avatarUrl(row),
-        webUrl: userWebUrl(this.externalUrl, row),
+        webUrl: userWebUrl(this.links.externalUrl, row),
       };
       this.users.set(row.id, user);
     }
@@ -79,7 +80,7 @@ export class Presenter {
         fullPath: row.fullPath,
         description: row.description,
         visibility: row.visibility,
-        webUrl: projectWebUrl(this.externalUrl, row),
+        webUrl: projectWebUrl(this.links.externalUrl, row),
         createdAt: row.createdAt,
       };
       this.projects.set(row.id, project);
@@ -156,9 +157,9 @@ export class Presenter {
       commits: push.commits.map((commit) => ({ ...commit, timestamp: instant(commit.timestamp) })),
       repository: {
         name: project.name,
-        url: repositorySshUrl(this.externalUrl, project),
+        url: repositorySshUrl(this.links.ssh, project),
         description: project.description,
-        homepage: projectWebUrl(this.externalUrl, project),
+        homepage: projectWebUrl(this.links.externalUrl, project),
       },
       userId: view.authorId,
       userName: view.author?.name ?? '',

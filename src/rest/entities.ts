@@ -7,7 +7,7 @@
 import type { Approvals, MergeRequestDetail } from '../services/content/merge-requests.js';
 import type { IssueDetail } from '../services/content/issues.js';
 import type { MemberView, MilestoneView, ProjectView, UserView } from '../services/views.js';
-import { type SshEndpoint, sshCloneUrl, sshEndpointOf } from '../domain/navigation.js';
+import { type ProjectLinks, repositorySshUrl } from '../domain/links.js';
 import type { NamespaceView } from '../services/navigation/navigation.js';
 import { avatarUrl, iso, presentUserBasic, projectWebUrl, userWebUrl } from './present.js';
 import { presentNamespace } from './navigation-entities.js';
@@ -216,12 +216,6 @@ export function presentMember(member: MemberView, externalUrl: string) {
   };
 }
 
-/** Where a project's links point: the external URL and the SSH endpoint of its clone URL. */
-export interface ProjectLinks {
-  externalUrl: string;
-  ssh: SshEndpoint;
-}
-
 /** The project entity's `namespace`: from its namespace when known, else from its path alone. */
 function projectNamespace(project: ProjectView, links: ProjectLinks, namespace?: NamespaceView) {
   if (namespace) return presentNamespace(namespace, links.externalUrl);
@@ -256,7 +250,7 @@ export function presentProjectBasic(
     default_branch: project.defaultBranch,
     tag_list: [],
     topics: [],
-    ssh_url_to_repo: sshCloneUrl(links.ssh, project.fullPath),
+    ssh_url_to_repo: repositorySshUrl(links.ssh, project),
     http_url_to_repo: `${web}.git`,
     web_url: web,
     readme_url: null,
@@ -302,13 +296,4 @@ export function presentProject(
       group_access: null,
     },
   };
-}
-
-/** The project links of this configuration (read per request: tests settle the URL late). */
-export function projectLinksOf(config: {
-  externalUrl: string;
-  sshHost: string | null;
-  sshPort: number;
-}): ProjectLinks {
-  return { externalUrl: config.externalUrl, ssh: sshEndpointOf(config) };
 }

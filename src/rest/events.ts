@@ -6,11 +6,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { eventFilterOf } from '../domain/filters.js';
+import { projectLinksOf } from '../domain/links.js';
 import { offsetPageOf } from '../domain/pagination.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivitySource } from '../services/activity/activity.js';
-import type { EventView } from '../services/activity/event-views.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
 import { arrivalOf } from '../http/arrival.js';
@@ -50,10 +50,7 @@ const PROJECT_ACCESS: Access = { scopes: ENDPOINT_SCOPES.project, required: fals
 
 export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
-  const eventJson = itemJson(
-    (e: EventView) => presentEvent(e, config.externalUrl),
-    config.pageCache,
-  );
+  const eventJson = itemJson(presentEvent, config.pageCache);
   // Every list answers `If-None-Match` (ETag, 304, X-Poll-Interval: see http/conditional.ts).
   tagResponses(app, services);
 
@@ -90,7 +87,8 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
       { sort: filter.sort },
       request.url,
     );
-    return sendJsonList(reply, listing.events, eventJson);
+    const links = projectLinksOf(config);
+    return sendJsonList(reply, listing.events, (e) => eventJson(e, links));
   }
 
   /** Authenticates for one of these lists, as its route does. */

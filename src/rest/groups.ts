@@ -9,7 +9,8 @@ import type { Services } from '../services/container.js';
 import type { GroupView } from '../services/navigation/navigation.js';
 import { sendJson } from '../http/json.js';
 import { bool, str } from './body.js';
-import { presentProjectBasic, projectLinksOf } from './entities.js';
+import { projectLinksOf } from '../domain/links.js';
+import { presentProjectBasic } from './entities.js';
 import { presentGroup } from './navigation-entities.js';
 import {
   PROJECT_LIST_PARAMS,

@@ -2,6 +2,7 @@
 import type { EventView, PushView } from '../services/activity/activity.js';
 import type { NoteView, UserView } from '../services/views.js';
 import {
+  type ProjectLinks,
   avatarUrl,
   projectWebUrl,
   qualifiedRef,
@@ -97,7 +98,7 @@ export function presentNote(note: NoteView, externalUrl: string) {
 const PUSH_DATA_COMMITS = 20;
 
 /** The legacy push-hook `data` object the original specification shows. */
-function presentPushData(event: EventView, push: PushView, externalUrl: string) {
+function presentPushData(event: EventView, push: PushView, links: ProjectLinks) {
   const project = event.project;
   return {
     before: push.commitFrom ?? BLANK_SHA,
@@ -107,9 +108,9 @@ function presentPushData(event: EventView, push: PushView, externalUrl: string) 
     user_name: event.author?.name ?? '',
     repository: {
       name: project.name,
-      url: repositorySshUrl(externalUrl, project),
+      url: repositorySshUrl(links.ssh, project),
       description: project.description,
-      homepage: projectWebUrl(externalUrl, project),
+      homepage: projectWebUrl(links.externalUrl, project),
     },
     commits: push.commits.slice(-PUSH_DATA_COMMITS),
     total_commits_count: push.commitCount,
@@ -130,7 +131,8 @@ export function presentPushSummary(push: PushView) {
   };
 }
 
-export function presentEvent(event: EventView, externalUrl: string) {
+export function presentEvent(event: EventView, links: ProjectLinks) {
+  const { externalUrl } = links;
   const out: Record<string, unknown> = {
     id: event.id,
     title: null,
@@ -140,7 +142,7 @@ export function presentEvent(event: EventView, externalUrl: string) {
     target_iid: event.targetIid,
     target_type: event.targetType,
     author_id: event.authorId,
-    data: event.push ? presentPushData(event, event.push, externalUrl) : null,
+    data: event.push ? presentPushData(event, event.push, links) : null,
     target_title: event.targetTitle,
     created_at: iso(event.createdAt),
   };

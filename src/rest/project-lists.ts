@@ -16,7 +16,8 @@ import type {
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import { type ParamValue, bool, int, str } from './body.js';
-import { presentProject, presentProjectBasic, projectLinksOf } from './entities.js';
+import { projectLinksOf } from '../domain/links.js';
+import { presentProject, presentProjectBasic } from './entities.js';
 import { setKeysetLink } from './pagination.js';
 import type { NormalizedQuery } from './query.js';
 import { PAGE_PARAMS, pageOf, params, reader, sendListed, sendPage } from './writes.js';

@@ -4,7 +4,8 @@ import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { VISIBILITIES } from '../domain/vocabulary.js';
 import type { Services } from '../services/container.js';
 import { str } from './body.js';
-import { presentProject, projectLinksOf } from './entities.js';
+import { projectLinksOf } from '../domain/links.js';
+import { presentProject } from './entities.js';
 import { sendJson } from '../http/json.js';
 import { params, reader, write } from './writes.js';
 

@@ -8,18 +8,21 @@ const serialized = new WeakMap<readonly unknown[], Buffer>();
  * (the page cache is on): pages a write pushed down share most of their items with the pages they
  * replace, so serializing them again costs the new items only. Without the page cache every item
  * is new, and a WeakMap entry per short-lived item would only add garbage-collection work. The
- * presenter must be created once (per route), not per request.
+ * presenter must be created once (per route), not per request; what a request derives once for
+ * all its items (the configuration's links) it passes as `context`.
  */
-export function itemJson<T extends object>(
-  present: (item: T) => unknown,
+export function itemJson<T extends object, C>(
+  present: (item: T, context: C) => unknown,
   remember: boolean,
-): (item: T) => Buffer {
-  if (!remember) return (item) => Buffer.from(JSON.stringify(present(item)), 'utf8');
+): (item: T, context: C) => Buffer {
+  if (!remember) {
+    return (item, context) => Buffer.from(JSON.stringify(present(item, context)), 'utf8');
+  }
   const known = new WeakMap<T, Buffer>();
-  return (item) => {
+  return (item, context) => {
     let json = known.get(item);
     if (json === undefined) {
-      json = Buffer.from(JSON.stringify(present(item)), 'utf8');
+      json = Buffer.from(JSON.stringify(present(item, context)), 'utf8');
       known.set(item, json);
     }
     return json;

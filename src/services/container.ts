@@ -3,6 +3,7 @@
  * not among them: faces reach data only through these services (eslint keeps it so).
  */
 import { keyEncryptionKey } from '../domain/key-sealing.js';
+import { projectLinksOf } from '../domain/links.js';
 import type { Config } from '../config.js';
 import type { Arrival } from '../store/database.js';
 import type { Store } from '../store/store.js';
@@ -73,7 +74,7 @@ export function createServices(
   const webhooks = new WebhookService(store, clock, {
     allowLocal: config.webhooksAllowLocal,
     // Read at each use: tests learn the external URL only once the port is known.
-    externalUrl: () => config.externalUrl,
+    links: () => projectLinksOf(config),
     kek:
       config.keyEncryptionKey === null
         ? null

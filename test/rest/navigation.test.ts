@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type HttpResult, get, pagination } from '../helpers/http.js';
+import { type HttpResult, call, get, pagination } from '../helpers/http.js';
 import { type NavigationWorld, startNavigationWorld } from '../helpers/navigation-world.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { DIALECTS } from '../helpers/server.js';
 import { api } from '../writes/helpers.js';
+import { Receiver } from '../webhooks/receiver.js';
 
 /** The first group id: one above the largest row id, plus the group's first project's id. */
 const GROUP_BASE = 2 ** 31 - 1;
@@ -780,6 +781,87 @@ for (const dialect of DIALECTS) {
         );
       } finally {
         await custom.server.close();
+      }
+    });
+
+    it('one SSH URL everywhere: the project entity, push data in REST and GraphQL, webhooks', async () => {
+      const receiver = await new Receiver().listen();
+      const custom = await startNavigationWorld(dialect, {
+        sshHost: 'git.example.com',
+        sshPort: 2222,
+        webhooksAllowLocal: true,
+      });
+      try {
+        const SSH = 'ssh://git@git.example.com:2222/alice/rocket.git';
+        const { server, fx, users, projects, tokens } = custom;
+        const hook = await api(server, 'POST', `/projects/${projects.rocket}/hooks`, tokens.alice, {
+          url: receiver.url,
+          push_events: true,
+        });
+        assert.equal(hook.status, 201, hook.text);
+        const pushToken = await fx.token(users.alice, ['write_repository']);
+        const commit = 'c'.repeat(40);
+        const pushed = await api(server, 'POST', `/projects/${projects.rocket}/pushes`, pushToken, {
+          changes: [
+            {
+              before: '0'.repeat(40),
+              after: commit,
+              ref: 'refs/heads/main',
+              total_commits_count: 1,
+              commits: [
+                {
+                  id: commit,
+                  message: 'Lift off\n',
+                  timestamp: '2026-01-10T09:30:00Z',
+                  author: { name: 'Alice', email: 'alice@example.com' },
+                },
+              ],
+            },
+          ],
+        });
+        assert.equal(pushed.status, 201, pushed.text);
+
+        const entity = await get(server.url, `/api/v4/projects/${projects.rocket}`);
+        assert.equal((entity.body as { ssh_url_to_repo: string }).ssh_url_to_repo, SSH);
+
+        const events = await get(
+          server.url,
+          `/api/v4/projects/${projects.rocket}/events?action=pushed`,
+          tokens.alice,
+        );
+        assert.equal(events.status, 200);
+        const data = (events.body as { data: { repository: { url: string } } }[])[0]!.data;
+        assert.equal(data.repository.url, SSH);
+
+        const graphql = await call(server.url, '/api/graphql', {
+          method: 'POST',
+          headers: { 'private-token': tokens.alice, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            query:
+              '{ project(idOrPath: "alice/rocket") { events(first: 1, filter: { action: PUSHED }) ' +
+              '{ nodes { payload { ... on PushData { repository { url } } } } } } }',
+          }),
+        });
+        assert.equal(graphql.status, 200, graphql.text);
+        assert.deepEqual(graphql.body, {
+          data: {
+            project: { events: { nodes: [{ payload: { repository: { url: SSH } } }] } },
+          },
+        });
+
+        await receiver.waitFor(1);
+        const body = receiver.received[0]!.body as {
+          project: Record<string, unknown>;
+          repository: Record<string, unknown>;
+        };
+        assert.equal(body.project.git_ssh_url, SSH);
+        assert.equal(body.project.ssh_url, SSH);
+        assert.equal(body.project.url, SSH);
+        assert.equal(body.repository.url, SSH);
+        assert.equal(body.repository.git_ssh_url, SSH);
+      } finally {
+        await custom.server.close();
+        await receiver.close();
       }
     });
   });

@@ -15,6 +15,7 @@ import {
   pushPayload,
 } from '../../domain/webhook-payloads.js';
 import { EVENT_HEADER, type HookTrigger } from '../../domain/webhook-triggers.js';
+import type { ProjectLinks } from '../../domain/links.js';
 import type { Action } from '../../domain/vocabulary.js';
 import type { Store } from '../../store/store.js';
 import type { WrittenEvent } from '../activity/event-hooks.js';
@@ -39,7 +40,7 @@ const TRACKED_ACTION: Partial<Record<Action, HookAction>> = {
 export async function eventBody(
   tx: Store,
   event: WrittenEvent,
-  base: string,
+  links: ProjectLinks,
 ): Promise<EventBody | null> {
   const sources = new PayloadSources(tx);
   const [user, project] = await Promise.all([
@@ -53,7 +54,7 @@ export async function eventBody(
     if (!push) return null;
     return {
       trigger: push.refType === 'tag' ? 'tag_push_events' : 'push_events',
-      payload: pushPayload(base, { user, project, push }),
+      payload: pushPayload(links, { user, project, push }),
     };
   }
   if (event.action === 'joined' || event.action === 'left' || event.action === 'expired') {
@@ -64,7 +65,7 @@ export async function eventBody(
     const row = await tx.webhooks.member(project.id, member.id);
     return {
       trigger: 'member_events',
-      payload: memberPayload(base, {
+      payload: memberPayload(links, {
         user,
         member,
         project,
@@ -82,7 +83,7 @@ export async function eventBody(
     if (!issue) return null;
     return {
       trigger: issue.confidential ? 'confidential_issues_events' : 'issues_events',
-      payload: issuePayload(base, { user, project, issue, action }),
+      payload: issuePayload(links, { user, project, issue, action }),
     };
   }
   if (event.targetType === 'MergeRequest' && action) {
@@ -90,7 +91,7 @@ export async function eventBody(
     if (!mergeRequest) return null;
     return {
       trigger: 'merge_requests_events',
-      payload: mergeRequestPayload(base, { user, project, mergeRequest, action }),
+      payload: mergeRequestPayload(links, { user, project, mergeRequest, action }),
     };
   }
   if (event.targetType === 'Note' && event.action === 'commented') {
@@ -105,7 +106,7 @@ export async function eventBody(
     return {
       // GitLab: notes on confidential issues go only to hooks that asked for confidential notes.
       trigger: issue?.confidential ? 'confidential_note_events' : 'note_events',
-      payload: notePayload(base, { user, project, note, issue, mergeRequest }),
+      payload: notePayload(links, { user, project, note, issue, mergeRequest }),
     };
   }
   return null;
@@ -115,7 +116,7 @@ export async function eventBody(
 export async function enqueueDeliveries(
   tx: Store,
   event: WrittenEvent,
-  base: string,
+  links: ProjectLinks,
   now: number,
 ): Promise<number> {
   // One indexed read when the project has no hooks: most writes pay nothing more.
@@ -123,7 +124,7 @@ export async function enqueueDeliveries(
     (h) => h.permanently_disabled === 0,
   );
   if (active.length === 0) return 0;
-  const body = await eventBody(tx, event, base);
+  const body = await eventBody(tx, event, links);
   if (!body) return 0;
   const hooks = active.filter((hook) => hook[body.trigger] === 1);
   if (hooks.length === 0) return 0;

@@ -10,6 +10,7 @@ import { parseDestination } from '../../domain/webhook-destination.js';
 import { SealedKeyError, isPlain } from '../../domain/key-sealing.js';
 import { openHookToken, sealHookToken, tokenChange } from '../../domain/webhook-tokens.js';
 import { EVENT_HEADER, HOOK_TRIGGERS, type HookTrigger } from '../../domain/webhook-triggers.js';
+import type { ProjectLinks } from '../../domain/links.js';
 import type { ProjectHookRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
@@ -51,7 +52,8 @@ export class WebhookService {
     private readonly clock: Clock,
     private readonly settings: {
       allowLocal: boolean;
-      externalUrl: () => string;
+      /** The instance's external URL and SSH endpoint (the payloads' links), read at each use. */
+      links: () => ProjectLinks;
       /** Seals hook tokens (derived for webhook tokens); null keeps them in plain envelopes. */
       kek: Buffer | null;
     },
@@ -59,7 +61,7 @@ export class WebhookService {
   ) {
     this.worker = new WebhookWorker(store, clock, {
       allowLocal: settings.allowLocal,
-      instance: settings.externalUrl,
+      instance: () => settings.links().externalUrl,
       openToken: (hook) =>
         hook.token === null ? null : openHookToken(hook.token, settings.kek, hook.url, hook.id),
       ...workerOptions,
@@ -104,7 +106,7 @@ export class WebhookService {
   /** Registers the outbox (in every write's transaction) and the worker's wake-up (after commit). */
   attach(hooks: EventHooks): void {
     hooks.inTransaction(async (tx, event) => {
-      await enqueueDeliveries(tx, event, this.settings.externalUrl(), this.clock.now());
+      await enqueueDeliveries(tx, event, this.settings.links(), this.clock.now());
     });
     hooks.afterCommit(() => this.worker.poke());
   }
@@ -241,7 +243,7 @@ export class WebhookService {
     const hook = await this.hookRow(project.id, hookId);
     const sample = await this.sampleEvent(project.id, trigger, actor);
     if (!sample) throw new UnprocessableError(SAMPLE_MISSING[trigger]);
-    const body = await eventBody(this.store, sample, this.settings.externalUrl());
+    const body = await eventBody(this.store, sample, this.settings.links());
     if (!body) throw new UnprocessableError(SAMPLE_MISSING[trigger]);
     const now = this.clock.now();
     const key = randomUUID();
