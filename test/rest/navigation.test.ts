@@ -878,12 +878,14 @@ describe('SSH clone settings', () => {
     assert.deepEqual([set.sshHost, set.sshPort], ['ssh.example.com', 2222]);
     assert.throws(
       () => loadConfig({}, { PULSEGATE_SSH_PORT: '0' }),
-      new ConfigError('SSH port must be an integer from 1 to 65535: 0'),
+      new ConfigError(
+        '--ssh-port (or PULSEGATE_SSH_PORT) must be a whole number from 1 to 65535: 0',
+      ),
     );
     assert.throws(
       () => loadConfig({}, { PULSEGATE_SSH_HOST: 'git@example.com:22' }),
       new ConfigError(
-        'SSH host must be a host name or address, without a scheme, user or port: git@example.com:22',
+        '--ssh-host (or PULSEGATE_SSH_HOST) must be a host name or address, without a scheme, user or port: git@example.com:22',
       ),
     );
   });
