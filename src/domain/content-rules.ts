@@ -157,8 +157,16 @@ export function calendarDay(value: string): string | null {
 
 /** Today's day in UTC, as membership expiry compares it. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  // Asked on every listing request (membership expiry is judged by the day), and the answer
+  // changes once a day: formatting a date each time was a measurable share of a cached answer.
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== lastDay.day)
+    lastDay = { day, text: new Date(day * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
+
+const DAY_MS = 86_400_000;
+let lastDay = { day: Number.NaN, text: '' };
 
 /** What a `state_event` does to an issue or merge request. */
 export const TRACKED_STATE_EVENTS = ['close', 'reopen'] as const;
