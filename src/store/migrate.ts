@@ -70,8 +70,8 @@ export async function migrate(conn: Connection): Promise<MigrationReport> {
   const migrator = await migratorFor(conn);
   let outcome = await migrator.migrateToLatest();
   // Kysely's PostgreSQL introspection reads the catalog of every schema; a schema dropped by
-  // someone else at that instant (parallel test runs do this) fails it with 3F000, or with 42P01
-  // when one of its tables goes first. Nothing was applied then (the migrator checks before it
+  // someone else at that instant (parallel test runs do this) fails it with 3F000, with 42P01
+  // when one of its tables goes first, or with 42703 when a column goes first. Nothing was applied then (the migrator checks before it
   // locks), and a migration failing so rolled back, so trying again is safe.
   for (let attempt = 1; attempt < 4 && isVanishedSchema(outcome.error); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
@@ -86,5 +86,5 @@ export async function migrate(conn: Connection): Promise<MigrationReport> {
 
 function isVanishedSchema(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : 0;
-  return code === '3F000' || code === '42P01';
+  return code === '3F000' || code === '42P01' || code === '42703';
 }
