@@ -185,3 +185,23 @@ export function listRows(rows: readonly ListRow[], empty: string): Html {
     )}
   </ul>`;
 }
+
+/** A project's list of one kind (issues, merge requests, milestones): its tabs, rows and pages. */
+export function listSection(list: {
+  project: ProjectView;
+  tab: string;
+  heading: string;
+  base: string;
+  states: readonly (readonly [string, string])[];
+  at: { state: string; page: number };
+  rows: readonly ListRow[];
+  empty: string;
+  hasNext: boolean;
+}): Html {
+  return html`<section class="card object">
+    ${projectBar(list.project, list.tab)}
+    <h1>${list.heading}</h1>
+    ${stateTabs(list.base, list.states, list.at.state)} ${listRows(list.rows, list.empty)}
+    ${pager(list.base, list.at.state, list.at.page, list.hasNext)}
+  </section>`;
+}

@@ -6,6 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import type { NoteableRef } from '../services/content/notes.js';
 import type { Services } from '../services/container.js';
+import type { UserView } from '../services/views.js';
 import { timeTag } from './event-item.js';
 import { html } from './html.js';
 import { type Here, IID, type SendPage, found } from './object-page.js';
@@ -13,14 +14,12 @@ import {
   type ListRow,
   byline,
   eventsSection,
-  listRows,
+  listSection,
   markdownBody,
   notesSection,
-  pager,
   projectBar,
   projectHref,
   stateBadge,
-  stateTabs,
   userLink,
 } from './object-templates.js';
 
@@ -57,21 +56,21 @@ export function trackedPages(services: Services, send: SendPage) {
       detail: html`opened ${timeTag(d.issue.createdAt, here.frame.now)} by
       ${d.author?.name ?? 'a deleted user'}`,
     }));
-    const body = html`<section class="card object">
-      ${projectBar(here.resolved.project, 'issues')}
-      <h1>Issues</h1>
-      ${stateTabs(
-        base,
-        [
-          ['opened', 'Open'],
-          ['closed', 'Closed'],
-          ['all', 'All'],
-        ],
-        at.state,
-      )}
-      ${listRows(rows, 'No issues here.')}
-      ${pager(base, at.state, at.page, at.offset + list.issues.length < list.total)}
-    </section>`;
+    const body = listSection({
+      project: here.resolved.project,
+      tab: 'issues',
+      heading: 'Issues',
+      base,
+      states: [
+        ['opened', 'Open'],
+        ['closed', 'Closed'],
+        ['all', 'All'],
+      ],
+      at,
+      rows,
+      empty: 'No issues here.',
+      hasNext: at.offset + list.issues.length < list.total,
+    });
     return send(reply, here, 'Issues', body);
   }
 
@@ -100,22 +99,22 @@ export function trackedPages(services: Services, send: SendPage) {
       }opened
       ${timeTag(d.mergeRequest.createdAt, here.frame.now)} by ${d.author?.name ?? 'a deleted user'}`,
     }));
-    const body = html`<section class="card object">
-      ${projectBar(here.resolved.project, 'merge_requests')}
-      <h1>Merge requests</h1>
-      ${stateTabs(
-        base,
-        [
-          ['opened', 'Open'],
-          ['merged', 'Merged'],
-          ['closed', 'Closed'],
-          ['all', 'All'],
-        ],
-        at.state,
-      )}
-      ${listRows(rows, 'No merge requests here.')}
-      ${pager(base, at.state, at.page, at.offset + list.mergeRequests.length < list.total)}
-    </section>`;
+    const body = listSection({
+      project: here.resolved.project,
+      tab: 'merge_requests',
+      heading: 'Merge requests',
+      base,
+      states: [
+        ['opened', 'Open'],
+        ['merged', 'Merged'],
+        ['closed', 'Closed'],
+        ['all', 'All'],
+      ],
+      at,
+      rows,
+      empty: 'No merge requests here.',
+      hasNext: at.offset + list.mergeRequests.length < list.total,
+    });
     return send(reply, here, 'Merge requests', body);
   }
 
@@ -138,26 +137,48 @@ export function trackedPages(services: Services, send: SendPage) {
       state: m.state,
       detail: m.dueDate ? `due ${m.dueDate}` : 'no due date',
     }));
-    const body = html`<section class="card object">
-      ${projectBar(here.resolved.project, 'milestones')}
-      <h1>Milestones</h1>
-      ${stateTabs(
-        base,
-        [
-          ['active', 'Open'],
-          ['closed', 'Closed'],
-          ['all', 'All'],
-        ],
-        at.state,
-      )}
-      ${listRows(rows, 'No milestones here.')}
-      ${pager(base, at.state, at.page, at.offset + list.milestones.length < list.total)}
-    </section>`;
+    const body = listSection({
+      project: here.resolved.project,
+      tab: 'milestones',
+      heading: 'Milestones',
+      base,
+      states: [
+        ['active', 'Open'],
+        ['closed', 'Closed'],
+        ['all', 'All'],
+      ],
+      at,
+      rows,
+      empty: 'No milestones here.',
+      hasNext: at.offset + list.milestones.length < list.total,
+    });
     return send(reply, here, 'Milestones', body);
   }
 
   const notesOf = (here: Here, on: NoteableRef) =>
     here.ops.notes.list(here.path, on, { sort: 'asc', offset: 0, limit: NOTES_SHOWN });
+
+  /** "closed 3 days ago by Bob": when a change happened, and who made it when that is known. */
+  const changed = (verb: string, at: number | null, by: UserView | null, now: number) =>
+    at === null ? '' : html`${verb} ${timeTag(at, now)}${by ? html` by ${userLink(by)}` : ''}`;
+
+  const milestoneOf = (here: Here, milestone: { iid: number; title: string } | null) =>
+    milestone
+      ? html`milestone
+          <a href="${projectHref(here.resolved.project, `/-/milestones/${milestone.iid}`)}"
+            >${milestone.title}</a
+          >`
+      : '';
+
+  /** An issue's or a merge request's description, its comments in order, and its own events. */
+  const discussion = (
+    here: Here,
+    description: string,
+    notes: Parameters<typeof notesSection>[0],
+    events: Parameters<typeof eventsSection>[1],
+  ) =>
+    html`${markdownBody(description, 'No description.')} ${notesSection(notes, here.frame.now)}
+    ${eventsSection('Activity', events, here.frame, 'No activity recorded.')}`;
 
   async function issuePage(reply: FastifyReply, here: Here, arg: string) {
     if (!IID.test(arg)) return null;
@@ -178,22 +199,12 @@ export function trackedPages(services: Services, send: SendPage) {
           stateBadge(issue.state),
           issue.confidential ? html`<span class="state confidential">confidential</span>` : '',
           html`opened ${timeTag(issue.createdAt, now)} by ${userLink(detail.author)}`,
-          issue.closedAt !== null
-            ? html`closed
-              ${timeTag(issue.closedAt, now)}${detail.closedBy ? html` by ${userLink(detail.closedBy)}` : ''}`
-            : '',
+          changed('closed', issue.closedAt, detail.closedBy, now),
           html`updated ${timeTag(issue.updatedAt, now)}`,
-          detail.milestone
-            ? html`milestone
-                <a
-                  href="${projectHref(here.resolved.project, `/-/milestones/${detail.milestone.iid}`)}"
-                  >${detail.milestone.title}</a
-                >`
-            : '',
+          milestoneOf(here, detail.milestone),
         ])}
       </header>
-      ${markdownBody(issue.description, 'No description.')} ${notesSection(notes.notes, now)}
-      ${eventsSection('Activity', events, here.frame, 'No activity recorded.')}
+      ${discussion(here, issue.description, notes.notes, events)}
     </article>`;
     return send(reply, here, `${issue.title} (#${issue.iid})`, body);
   }
@@ -224,26 +235,13 @@ export function trackedPages(services: Services, send: SendPage) {
             ? html`<code>${mr.sourceBranch}</code> → <code>${mr.targetBranch}</code>`
             : '',
           html`opened ${timeTag(mr.createdAt, now)} by ${userLink(detail.author)}`,
-          mr.mergedAt !== null
-            ? html`merged
-              ${timeTag(mr.mergedAt, now)}${detail.mergedBy ? html` by ${userLink(detail.mergedBy)}` : ''}`
-            : '',
-          mr.closedAt !== null && mr.mergedAt === null
-            ? html`closed
-              ${timeTag(mr.closedAt, now)}${detail.closedBy ? html` by ${userLink(detail.closedBy)}` : ''}`
-            : '',
+          changed('merged', mr.mergedAt, detail.mergedBy, now),
+          mr.mergedAt === null ? changed('closed', mr.closedAt, detail.closedBy, now) : '',
           html`updated ${timeTag(mr.updatedAt, now)}`,
-          detail.milestone
-            ? html`milestone
-                <a
-                  href="${projectHref(here.resolved.project, `/-/milestones/${detail.milestone.iid}`)}"
-                  >${detail.milestone.title}</a
-                >`
-            : '',
+          milestoneOf(here, detail.milestone),
         ])}
       </header>
-      ${markdownBody(mr.description, 'No description.')} ${notesSection(notes.notes, now)}
-      ${eventsSection('Activity', events, here.frame, 'No activity recorded.')}
+      ${discussion(here, mr.description, notes.notes, events)}
     </article>`;
     return send(reply, here, `${mr.title} (!${mr.iid})`, body);
   }
