@@ -50,12 +50,22 @@ const XML_CHARS = /[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const PY_SPACE =
   '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 const PY_STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'gu');
+/**
+ * feedparser reads the C1 controls U+0080–U+009F as the Windows-1252 characters of those bytes
+ * (U+0088 comes back as U+02C6), as browsers read such references; the five bytes Windows-1252
+ * leaves undefined stay. The feed sends them as they are; the oracle maps them as the parser does.
+ */
+const CP1252 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const C1 = /[\u0080-\u009f]/gu;
 const xmlVisible = (text: string) =>
   [...text]
     .filter((c) => XML_CHARS.test(c))
     .join('')
     .replace(/\r\n?/g, '\n')
-    .replace(PY_STRIP, '');
+    // Stripped first: feedparser strips U+0085 from the ends before it maps the rest.
+    .replace(PY_STRIP, '')
+    .replace(C1, (c) => CP1252[c.charCodeAt(0) - 0x80]!);
 
 for (const dialect of DIALECTS) {
   describe(`Atom feed properties (${dialect})`, () => {
@@ -171,7 +181,11 @@ for (const dialect of DIALECTS) {
           assert.equal(reply.status, 200);
           runs.push({ titles: batch, xml: reply.text });
         }),
-        { numRuns: 20 },
+        // C1 controls, which feedparser maps to Windows-1252, in every run and not only by chance.
+        {
+          numRuns: 20,
+          examples: [[['a\u0088b', '\u0085x\u0085', 'c\u0081', 'z\u009f', 'q\u0080']]],
+        },
       );
       const parsed = parseFeeds(runs.map((r) => r.xml));
       for (const [i, feed] of parsed.entries()) {
