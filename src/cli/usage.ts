@@ -18,7 +18,7 @@ export class UsageError extends Error {
 export interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;
-  /** The value's placeholder in the usage (`N`, `URL`); string options only. */
+  /** How the usage names the option's value (`N`, `URL`); string options only. */
   value?: string;
   /** What it does; a `\n` continues on the next line, indented. */
   help: string;
