@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Arrival, RowVersion } from './database.js';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
@@ -14,16 +14,13 @@ export class TokenStore {
   }
 
   /** Cached only while nothing at all changes in the database (see RowCache). */
-  byDigest(tokenDigest: string, arrival?: Arrival): Promise<PersonalAccessTokenRow | undefined> {
-    return this.cache.get(
-      tokenDigest,
-      () =>
-        this.db
-          .selectFrom('personal_access_tokens')
-          .selectAll()
-          .where('token_digest', '=', tokenDigest)
-          .executeTakeFirst(),
-      arrival,
+  byDigest(tokenDigest: string): Promise<PersonalAccessTokenRow | undefined> {
+    return this.cache.get(tokenDigest, () =>
+      this.db
+        .selectFrom('personal_access_tokens')
+        .selectAll()
+        .where('token_digest', '=', tokenDigest)
+        .executeTakeFirst(),
     );
   }
 

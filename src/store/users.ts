@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Arrival, RowVersion } from './database.js';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -14,21 +14,17 @@ export class UserStore {
     this.cache = new RowCache(rowVersion);
   }
 
-  /** `arrival`: the request's (store/database.ts `Arrival`), so its steps share one reading. */
-  byId(id: number, arrival?: Arrival): Promise<UserRow | undefined> {
-    return this.cache.get(
-      id,
-      () => this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
-      arrival,
+  byId(id: number): Promise<UserRow | undefined> {
+    return this.cache.get(id, () =>
+      this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
     );
   }
 
-  byIds(ids: readonly number[], arrival?: Arrival): Promise<UserRow[]> {
+  byIds(ids: readonly number[]): Promise<UserRow[]> {
     return this.cache.rows(
       ids,
       (missing) => this.db.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
       (row) => row.id,
-      arrival,
     );
   }
 

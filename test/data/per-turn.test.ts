@@ -77,15 +77,15 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     const shared = sharedPerTurn(read);
     const arrived = shared.stamp();
     await nextTurn();
-    const first = shared(arrived);
+    const first = shared.since(arrived, shared);
     await answer();
     assert.equal(await first, 0);
     db.value = 1; // committed after the read was sent, so after the caller arrived: not owed to it
     // A later step of the same request (its user, its listing's mark): no second round trip.
-    assert.equal(await shared(arrived), 0);
+    assert.equal(await shared.since(arrived, shared), 0);
     assert.equal(db.reads, 1);
     // Without a stamp, or for a caller stamped now, "now" is after the read: it reads again.
-    const fresh = shared(shared.stamp());
+    const fresh = shared.since(shared.stamp(), shared);
     await answer();
     assert.equal(await fresh, 1);
     assert.equal(db.reads, 2);
@@ -98,14 +98,14 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     await nextTurn();
     db.value = 1; // committed after the first read was sent, before the caller came
     const arrived = shared.stamp();
-    const inFlight = shared(arrived);
+    const inFlight = shared.since(arrived, shared);
     await answer();
     assert.equal(await first, 0);
     await answer();
     assert.equal(await inFlight, 1, 'not the read in flight when it came');
     db.value = 2;
     const arrivedLater = shared.stamp();
-    const returned = shared(arrivedLater);
+    const returned = shared.since(arrivedLater, shared);
     await answer();
     assert.equal(await returned, 2, 'not the read that had returned when it came');
     assert.equal(db.reads, 3);
@@ -118,7 +118,7 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     await nextTurn();
     const sentLater = shared(); // another request's read, sent after ours arrived
     await nextTurn();
-    const ours = shared(arrived);
+    const ours = shared.since(arrived, shared);
     await answer();
     assert.deepEqual(await Promise.all([sentLater, ours]), [0, 0]);
     assert.equal(db.reads, 1, 'it waits for that read rather than the next one');
@@ -150,7 +150,7 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
 
   it('in any interleaving, every caller sees every commit made before it arrived, and steps of a request share reads', async () => {
     // A commit is seen by callers only from the next turn on (its acknowledgement is I/O); a
-    // request is stamped when it arrives and asks again in later steps, as http/arrival.ts does.
+    // request is stamped when it arrives and asks again in later steps, as http/read-context.ts does.
     const op = fc.oneof(
       fc.constant({ kind: 'commit' as const }),
       fc.constant({ kind: 'answer' as const }),
@@ -179,10 +179,10 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
           } else if (o.kind === 'arrive') {
             requests.push({ stamp: shared.stamp(), seen: db.value });
             const r = requests.at(-1)!;
-            checks.push({ value: shared(r.stamp), seen: r.seen });
+            checks.push({ value: shared.since(r.stamp, shared), seen: r.seen });
           } else if (requests.length > 0) {
             const r = requests[o.request % requests.length]!;
-            checks.push({ value: shared(r.stamp), seen: r.seen });
+            checks.push({ value: shared.since(r.stamp, shared), seen: r.seen });
           }
         }
         // Answer everything still in flight or queued, then check every caller.
