@@ -11,11 +11,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
+import type { ReadStamp } from '../store/per-turn.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The store's read stamp as the request came in (undefined on SQLite). */
-    readStamp: number | undefined;
+    readStamp: ReadStamp | undefined;
   }
 }
 
@@ -30,6 +31,10 @@ export function establishReadContext(app: FastifyInstance, services: Services): 
     } else {
       done();
     }
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.readStamp) request.readStamp.ended = true;
+    done();
   });
 }
 

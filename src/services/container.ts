@@ -6,6 +6,7 @@ import { keyEncryptionKey } from '../domain/key-sealing.js';
 import { projectLinksOf } from '../domain/links.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
+import type { ReadStamp } from '../store/per-turn.js';
 import { ActivityService } from './activity/activity.js';
 import { ObjectActivity } from './activity/object-activity.js';
 import { type Clock, systemClock } from './clock.js';
@@ -58,8 +59,8 @@ export interface Services {
    * `readStamp`), whatever service they go through.
    */
   reads: {
-    stamp(): number | undefined;
-    asOf<R>(stamp: number | undefined, work: () => R): R;
+    stamp(): ReadStamp | undefined;
+    asOf<R>(stamp: ReadStamp | undefined, work: () => R): R;
   };
 }
 

@@ -21,20 +21,29 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface SharedRead<T> {
   /** A read sent after the caller arrived (`since`), or after now outside one. */
   (): Promise<T>;
-  /** Reads sent so far: a caller's stamp, taken when it arrives. */
-  stamp(): number;
+  /** A caller's stamp, taken when it arrives: the reads sent so far. */
+  stamp(): ReadStamp;
   /**
    * Runs `work` as one caller that arrived at `stamp`: every read it asks for, however deep and
    * however many turns later, may be served by any read sent since (Node's AsyncLocalStorage
    * carries the stamp, so no signature between here and the request has to). Inside another
    * caller (a request's hydration), the outer, earlier arrival stands.
    */
-  since<R>(stamp: number, work: () => R): R;
+  since<R>(stamp: ReadStamp, work: () => R): R;
+}
+
+/**
+ * When a caller arrived. `ended` once it is answered: anything it left running (a timer, a
+ * connection it opened) then reads as of now, not as of a moment long past.
+ */
+export interface ReadStamp {
+  readonly sent: number;
+  ended: boolean;
 }
 
 export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<T> {
   /** The reads sent when the current caller arrived. */
-  const arrivals = new AsyncLocalStorage<number>();
+  const arrivals = new AsyncLocalStorage<ReadStamp>();
   /** Reads sent so far; each read's number is the count once it is sent. */
   let sent = 0;
   /** The read callers of this turn join (not sent yet). */
@@ -70,7 +79,8 @@ export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<
   };
 
   const shared = (): Promise<T> => {
-    const since = arrivals.getStore();
+    const stamp = arrivals.getStore();
+    const since = stamp && !stamp.ended ? stamp.sent : undefined;
     if (since !== undefined) {
       if (latest && latest.seq > since) return Promise.resolve(latest.value);
       if (flight && flight.seq > since) return flight.promise;
@@ -86,8 +96,8 @@ export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<
     }
     return queued.promise;
   };
-  shared.stamp = () => sent;
-  shared.since = <R>(stamp: number, work: () => R): R =>
+  shared.stamp = (): ReadStamp => ({ sent, ended: false });
+  shared.since = <R>(stamp: ReadStamp, work: () => R): R =>
     arrivals.getStore() === undefined ? arrivals.run(stamp, work) : work();
   return shared;
 }

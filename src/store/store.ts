@@ -14,6 +14,7 @@ import {
   openDatabase,
 } from './database.js';
 import { EventStore } from './events.js';
+import type { ReadStamp } from './per-turn.js';
 import { BULK_TABLES } from './bulk.js';
 import { migrate, pendingMigrations } from './migrate.js';
 import { TALLY_TABLES } from './migrations/018_confidential_tallies.js';
@@ -151,12 +152,12 @@ export class Store {
    * (per-turn.ts), so a request costs one round trip, not one per step. Undefined on SQLite, which
    * reads those values in-process.
    */
-  readStamp(): number | undefined {
+  readStamp(): ReadStamp | undefined {
     return this.conn.turnReading?.stamp();
   }
 
   /** Runs `work` reading as of `stamp` (`readStamp`); as of now without one. */
-  readAsOf<R>(stamp: number | undefined, work: () => R): R {
+  readAsOf<R>(stamp: ReadStamp | undefined, work: () => R): R {
     const shared = this.conn.turnReading;
     return shared && stamp !== undefined ? shared.since(stamp, work) : work();
   }

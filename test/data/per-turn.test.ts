@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { sharedPerTurn } from '../../src/store/per-turn.js';
+import { type ReadStamp, sharedPerTurn } from '../../src/store/per-turn.js';
 
 /**
  * A database value and reads of it that see the value as it was when sent, each answered only when
@@ -91,6 +91,30 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     assert.equal(db.reads, 2);
   });
 
+  it('once its caller is answered, a stamp no longer holds: what it left running reads as of now', async () => {
+    const { db, read, answer } = fakeDatabase();
+    const shared = sharedPerTurn(read);
+    const stamp = shared.stamp();
+    // Work the request started that goes on after its answer was sent (its context goes with it).
+    let resume!: () => void;
+    const paused = new Promise<void>((resolve) => (resume = resolve));
+    const afterwards = shared.since(stamp, async () => {
+      await paused;
+      return shared();
+    });
+    await nextTurn();
+    const first = shared.since(stamp, shared);
+    await answer();
+    assert.equal(await first, 0);
+    db.value = 1;
+    stamp.ended = true;
+    resume();
+    await nextTurn();
+    await answer();
+    assert.equal(await afterwards, 1, 'not the reading its request was served by');
+    assert.equal(db.reads, 2);
+  });
+
   it('a read sent before a caller arrived never serves it, returned or in flight', async () => {
     const { db, read, answer } = fakeDatabase();
     const shared = sharedPerTurn(read);
@@ -163,7 +187,7 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
         const { db, read, answer, waiting } = fakeDatabase();
         const shared = sharedPerTurn(read);
-        const requests: Array<{ stamp: number; seen: number }> = [];
+        const requests: Array<{ stamp: ReadStamp; seen: number }> = [];
         const checks: Array<{ value: Promise<number>; seen: number }> = [];
         const answerIfAny = () => (waiting() > 0 ? answer() : nextTurn());
         for (const o of ops) {
