@@ -10,8 +10,7 @@
  * authentication, a GraphQL query sent by POST).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../services/container.js';
-import type { ReadStamp } from '../store/per-turn.js';
+import type { ReadStamp, Services } from '../services/container.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

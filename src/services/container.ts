@@ -64,6 +64,8 @@ export interface Services {
   };
 }
 
+export type { ReadStamp };
+
 export function createServices(
   config: Config,
   store: Store,
