@@ -467,7 +467,8 @@ function mintToken(cwd: string, url: string, user: string): string {
       '--database-url',
       url,
     ],
-    { cwd, encoding: 'utf8' },
+    // Its notice on stderr is for people; a failure carries it in the error.
+    { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   ).trim();
 }
 
