@@ -8,26 +8,21 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
 import { formatRecord } from '../../src/data/record-format.js';
-import { ExportService } from '../../src/data/export.js';
 import { SeedService } from '../../src/data/seed.js';
 import { syntheticRecords } from '../../src/data/synthetic-data.js';
 import { TransferStore } from '../../src/store/transfer.js';
 import { openStore } from '../../src/store/store.js';
+import { exportText } from '../helpers/export-text.js';
 import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/server.js';
 import { BIN, ROOT } from './run.js';
 
 async function snapshot(url: string): Promise<string> {
   const store = await openStore(url);
   try {
-    const out = new PassThrough();
-    const chunks: Buffer[] = [];
-    out.on('data', (c: Buffer) => chunks.push(c));
-    await new ExportService(store).exportTo(out);
-    return Buffer.concat(chunks).toString('utf8');
+    return await exportText(store);
   } finally {
     await store.close();
   }

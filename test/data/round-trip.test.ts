@@ -4,27 +4,17 @@
  * export of the copy is the same file. Without PostgreSQL the trip is SQLite → SQLite.
  */
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { digest } from '../../src/domain/secrets.js';
 import { DEMO_PASSWORD } from '../../src/data/demo-catalog.js';
-import { ExportService } from '../../src/data/export.js';
 import { ImportService } from '../../src/data/import.js';
 import { SeedService } from '../../src/data/seed.js';
-import type { Store } from '../../src/store/store.js';
+import { exportText } from '../helpers/export-text.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { type TestDialect, type TestServer, startServer } from '../helpers/server.js';
 
 const EXTERNAL_URL = 'http://pulsegate.test';
 const HEADERS = ['content-type', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages', 'link'];
-
-async function exportText(store: Store): Promise<string> {
-  const out = new PassThrough();
-  const chunks: Buffer[] = [];
-  out.on('data', (c: Buffer) => chunks.push(c));
-  await new ExportService(store).exportTo(out);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** Requests as [path, token owner or null for anonymous]. */
 const REQUESTS: [string, string | null][] = [

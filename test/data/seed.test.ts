@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PassThrough } from 'node:stream';
-import { ExportService } from '../../src/data/export.js';
 import { SeedService } from '../../src/data/seed.js';
 import { systemClock } from '../../src/services/clock.js';
 import { type Store, openStore } from '../../src/store/store.js';
+import { exportText } from '../helpers/export-text.js';
 import { DIALECTS, createTestDatabase } from '../helpers/server.js';
-
-async function exported(store: Store): Promise<string> {
-  const out = new PassThrough();
-  const chunks: Buffer[] = [];
-  out.on('data', (c: Buffer) => chunks.push(c));
-  await new ExportService(store).exportTo(out);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 async function withStore<T>(dialect: 'sqlite' | 'postgres', run: (store: Store) => Promise<T>) {
   const database = await createTestDatabase(dialect);
@@ -38,7 +29,7 @@ for (const dialect of DIALECTS) {
             assert.equal(summary.counts.event, 1234);
             assert.equal(summary.counts.user, 7);
             assert.equal(summary.counts.project, 3);
-            const text = await exported(store);
+            const text = await exportText(store);
             const again = await seed.seedSynthetic({ events: 10, users: 2, projects: 1 });
             assert.equal(again.counts.event, 10);
             const n = await store.db.selectFrom('events').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow();

@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -17,6 +16,7 @@ import { shellQuote } from '../../src/cli/hook.js';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { raw } from '../graphql/client.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { gitSandbox } from '../helpers/git-sandbox.js';
 import { call, get } from '../helpers/http.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 
@@ -137,21 +137,10 @@ for (const dialect of DIALECTS) {
           privateId = secret.id;
         },
       });
-      dir = mkdtempSync(join(tmpdir(), 'pulsegate-push-'));
-      const gitconfig = join(dir, 'gitconfig');
-      writeFileSync(
-        gitconfig,
-        '[user]\n\tname = Alice Moreau\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n',
-      );
-      env = {
-        PATH: process.env.PATH,
-        HOME: dir,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: gitconfig,
+      ({ dir, env } = gitSandbox('pulsegate-push-', {
         GIT_COMMITTER_DATE: COMMITTED,
         GIT_AUTHOR_DATE: COMMITTED,
-        NODE_ENV: 'test',
-      };
+      }));
       bare = join(dir, 'app.git');
       work = join(dir, 'work');
       gitOk(['init', '-q', '--bare', bare], dir);

@@ -13,6 +13,7 @@ import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { buildServer } from '../../src/server.js';
 import { openStore } from '../../src/store/store.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { type TwoProjects, seedTwoProjects } from '../helpers/two-projects.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import {
   EVENT_FIELDS,
@@ -54,7 +55,7 @@ function otherProcess(url: string, author: number, count: number, projects: numb
 for (const dialect of DIALECTS) {
   describe(`GraphQL subscriptions under concurrent writes (${dialect})`, () => {
     let server: TestServer;
-    let ids: { alice: number; bob: number; secret: number; open: number };
+    let ids: TwoProjects['ids'];
     let tokens: { alice: string; bob: string };
     const clients: LiveClient[] = [];
 
@@ -62,16 +63,9 @@ for (const dialect of DIALECTS) {
       server = await startServer({
         dialect,
         seed: async (store) => {
-          const fx = new Fixtures(store);
-          const alice = await fx.user('alice');
-          const bob = await fx.user('bob');
-          const secret = await fx.project('acme/secret', alice.id, 'private');
-          const open = await fx.project('acme/open', alice.id, 'public');
-          await fx.member(secret.id, alice.id, ACCESS_LEVELS.maintainer);
-          await fx.member(open.id, alice.id, ACCESS_LEVELS.maintainer);
-          await fx.member(open.id, bob.id, ACCESS_LEVELS.guest);
-          ids = { alice: alice.id, bob: bob.id, secret: secret.id, open: open.id };
-          tokens = { alice: await fx.token(alice.id), bob: await fx.token(bob.id) };
+          ({ ids, tokens } = await seedTwoProjects(store, { events: 0 }));
+          // Bob's `scope: ALL` stream is the public project's events.
+          await new Fixtures(store).member(ids.pub, ids.bob, ACCESS_LEVELS.guest);
         },
       });
     });
@@ -88,10 +82,10 @@ for (const dialect of DIALECTS) {
       const aliceAll = alice.subscribe(ALL);
       const aliceSecret = alice.subscribe(ON_PROJECT, { p: 'acme/secret' });
       const bobAll = bob.subscribe(ALL);
-      const anonOpen = anonymous.subscribe(ON_PROJECT, { p: 'acme/open' });
+      const anonOpen = anonymous.subscribe(ON_PROJECT, { p: 'acme/api' });
       await untilSubscribed(server.services, 4);
 
-      const projects = [ids.secret, ids.open];
+      const projects = [ids.priv, ids.pub];
       const local = (writer: number) => async () => {
         const written: number[] = [];
         for (let i = 0; i < 50; i++) {
@@ -110,7 +104,7 @@ for (const dialect of DIALECTS) {
       const batches = await Promise.all([
         ...[0, 1, 2, 3].map((w) => local(w)()),
         otherProcess(url, ids.alice, 150, projects),
-        otherProcess(url, ids.bob, 150, [ids.open, ids.secret]),
+        otherProcess(url, ids.bob, 150, [ids.pub, ids.priv]),
       ]);
       const written = batches.flat();
       assert.equal(written.length, 500);
@@ -126,9 +120,9 @@ for (const dialect of DIALECTS) {
       const everything = rows.map((r) => r.id);
       const expected = {
         aliceAll: everything,
-        aliceSecret: inProject(ids.secret),
-        bobAll: inProject(ids.open),
-        anonOpen: inProject(ids.open),
+        aliceSecret: inProject(ids.priv),
+        bobAll: inProject(ids.pub),
+        anonOpen: inProject(ids.pub),
       };
       const subscribers = { aliceAll, aliceSecret, bobAll, anonOpen };
       for (const [name, subscriber] of Object.entries(subscribers)) {
@@ -163,7 +157,7 @@ for (const dialect of DIALECTS) {
         await untilSubscribed(second.services, 1);
         const started = performance.now();
         const id = await writeEvent(server.store, server.services, {
-          projectId: ids.secret,
+          projectId: ids.priv,
           authorId: ids.bob,
           action: 'created',
         });

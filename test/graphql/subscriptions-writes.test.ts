@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
-import { Fixtures } from '../helpers/fixtures.js';
 import { call } from '../helpers/http.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
+import { seedTwoProjects } from '../helpers/two-projects.js';
 import { ENGINES } from './client.js';
 import {
   EVENT_FIELDS,
@@ -33,17 +32,8 @@ for (const dialect of DIALECTS) {
           dialect,
           config: { graphqlEngine: engine },
           seed: async (store) => {
-            const fx = new Fixtures(store);
-            const alice = await fx.user('alice');
-            const bob = await fx.user('bob');
-            const secret = await fx.project('acme/secret', alice.id, 'private');
-            const open = await fx.project('acme/open', alice.id, 'public');
-            await fx.member(secret.id, alice.id, ACCESS_LEVELS.maintainer);
-            await fx.member(open.id, alice.id, ACCESS_LEVELS.maintainer);
-            tokens = {
-              alice: await fx.token(alice.id, ['api']),
-              bob: await fx.token(bob.id, ['api']),
-            };
+            // Bob writes too: an issue on the public project.
+            ({ tokens } = await seedTwoProjects(store, { events: 0, scopes: { bob: ['api'] } }));
           },
         });
       });
@@ -84,7 +74,7 @@ for (const dialect of DIALECTS) {
           data: { createIssue: { issue: { iid: 2 }, errors: [] } },
         });
         // Bob, an outsider, opens an issue on the public project: alice (a member) sees it.
-        const bobs = await call(server.url, '/api/v4/projects/acme%2Fopen/issues', {
+        const bobs = await call(server.url, '/api/v4/projects/acme%2Fapi/issues', {
           method: 'POST',
           headers: { 'private-token': tokens.bob, 'content-type': 'application/json' },
           body: JSON.stringify({ title: 'From outside' }),
@@ -103,14 +93,14 @@ for (const dialect of DIALECTS) {
           [
             ['opened', 'ISSUE', 'acme/secret', 'alice'],
             ['opened', 'ISSUE', 'acme/secret', 'alice'],
-            ['opened', 'ISSUE', 'acme/open', 'bob'],
+            ['opened', 'ISSUE', 'acme/api', 'bob'],
           ],
         );
         await bobOwn.waitFor(1, 1_000);
         await sleep(300);
         assert.deepEqual(
           bobOwn.events.map((e) => (e.project as { fullPath: string }).fullPath),
-          ['acme/open'],
+          ['acme/api'],
         );
         assert.deepEqual(bobAll.events, []);
         assert.deepEqual(bobOnAlice.events, []);

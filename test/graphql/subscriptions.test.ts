@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { type TwoProjects, seedTwoProjects } from '../helpers/two-projects.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { ENGINES } from './client.js';
 import {
@@ -26,8 +27,8 @@ for (const dialect of DIALECTS) {
   for (const engine of ENGINES) {
     describe(`GraphQL subscriptions (${engine}, ${dialect})`, () => {
       let server: TestServer;
-      let ids: { alice: number; bob: number; secret: number; open: number };
-      let tokens: { alice: string; bob: string; aliceRevocable: string; readUser: string };
+      let ids: TwoProjects['ids'];
+      let tokens: TwoProjects['tokens'] & { aliceRevocable: string; readUser: string };
       const clients: LiveClient[] = [];
       const connect = (params: Record<string, unknown> = {}, headers = {}) => {
         const c = liveClient(server.url, params, headers);
@@ -45,19 +46,17 @@ for (const dialect of DIALECTS) {
           dialect,
           config: { graphqlEngine: engine },
           seed: async (store) => {
+            // Alice's main token reads only: revoking her `api` tokens leaves it (see below).
+            const seeded = await seedTwoProjects(store, {
+              events: 0,
+              scopes: { alice: ['read_api'], bob: ['api'] },
+            });
             const fx = new Fixtures(store);
-            const alice = await fx.user('alice');
-            const bob = await fx.user('bob');
-            const secret = await fx.project('acme/secret', alice.id, 'private');
-            const open = await fx.project('acme/open', alice.id, 'public');
-            await fx.member(secret.id, alice.id, ACCESS_LEVELS.maintainer);
-            await fx.member(open.id, alice.id, ACCESS_LEVELS.maintainer);
-            ids = { alice: alice.id, bob: bob.id, secret: secret.id, open: open.id };
+            ids = seeded.ids;
             tokens = {
-              alice: await fx.token(alice.id, ['read_api']),
-              bob: await fx.token(bob.id, ['api']),
-              aliceRevocable: await fx.token(alice.id, ['api']),
-              readUser: await fx.token(alice.id, ['read_user']),
+              ...seeded.tokens,
+              aliceRevocable: await fx.token(ids.alice, ['api']),
+              readUser: await fx.token(ids.alice, ['read_user']),
             };
           },
         });
@@ -83,8 +82,8 @@ for (const dialect of DIALECTS) {
         await untilSubscribed(server.services, 5);
 
         const started = performance.now();
-        const secretId = await write(ids.secret, ids.alice);
-        const openId = await write(ids.open, ids.alice, 'closed');
+        const secretId = await write(ids.priv, ids.alice);
+        const openId = await write(ids.pub, ids.alice, 'closed');
         await onSecret.waitFor(1, 1_000);
         await aliceAll.waitFor(2, 1_000);
         await anonAlice.waitFor(1, 1_000);
@@ -96,7 +95,7 @@ for (const dialect of DIALECTS) {
             databaseId: secretId,
             action: 'CREATED',
             actionName: 'created',
-            projectId: ids.secret,
+            projectId: ids.priv,
             authorId: ids.alice,
             targetType: null,
             targetId: null,
@@ -129,8 +128,8 @@ for (const dialect of DIALECTS) {
         const alice = connect({ authorization: `Bearer ${tokens.alice}` });
         const closedOnly = alice.subscribe(ALL, { f: { action: 'CLOSED' } });
         await untilSubscribed(server.services, 1);
-        await write(ids.open, ids.alice, 'created');
-        const closedId = await write(ids.open, ids.alice, 'closed');
+        await write(ids.pub, ids.alice, 'created');
+        const closedId = await write(ids.pub, ids.alice, 'closed');
         await closedOnly.waitFor(1, 1_000);
         await sleep(200);
         assert.deepEqual(
@@ -141,13 +140,13 @@ for (const dialect of DIALECTS) {
 
       it('an event written without this process being told (another process) still arrives', async () => {
         const alice = connect({ authorization: `Bearer ${tokens.alice}` });
-        const onOpen = alice.subscribe(ON_PROJECT, { p: String(ids.open) });
+        const onOpen = alice.subscribe(ON_PROJECT, { p: String(ids.pub) });
         await untilSubscribed(server.services, 1);
         const started = performance.now();
         const id = await writeEvent(
           server.store,
           server.services,
-          { projectId: ids.open, authorId: ids.alice, action: 'created' },
+          { projectId: ids.pub, authorId: ids.alice, action: 'created' },
           { announce: false },
         );
         await onOpen.waitFor(1, 3_000);
@@ -162,7 +161,7 @@ for (const dialect of DIALECTS) {
         const anonymous = connect();
         const noSource = anonymous.subscribe(ALL);
         const readUser = connect({ 'private-token': tokens.readUser });
-        const scoped = readUser.subscribe(ON_PROJECT, { p: 'acme/open' });
+        const scoped = readUser.subscribe(ON_PROJECT, { p: 'acme/api' });
         await Promise.all([denied.ended, noSource.ended, scoped.ended]);
         const codes = (s: { errors: unknown[] }) =>
           s.errors.map((e) => (e as { extensions?: { code?: string } }).extensions?.code);
@@ -177,26 +176,26 @@ for (const dialect of DIALECTS) {
         await untilSubscribed(server.services, 1);
         await server.store.db
           .deleteFrom('project_members')
-          .where('project_id', '=', ids.secret)
+          .where('project_id', '=', ids.priv)
           .where('user_id', '=', ids.alice)
           .execute();
-        await write(ids.secret, ids.bob);
+        await write(ids.priv, ids.bob);
         await onSecret.ended;
         assert.equal(onSecret.completed, true);
         assert.deepEqual(onSecret.events, []);
         await server.store.db
           .insertInto('project_members')
           .values({
-            project_id: ids.secret,
+            project_id: ids.priv,
             user_id: ids.alice,
-            access_level: ACCESS_LEVELS.maintainer,
+            access_level: ACCESS_LEVELS.owner,
           })
           .execute();
       });
 
       it('revoking the token closes the socket with 4403 within a few seconds', async () => {
         const alice = connect({ 'PRIVATE-TOKEN': tokens.aliceRevocable });
-        const onOpen = alice.subscribe(ON_PROJECT, { p: 'acme/open' });
+        const onOpen = alice.subscribe(ON_PROJECT, { p: 'acme/api' });
         await untilSubscribed(server.services, 1);
         const started = Date.now();
         await server.store.db
@@ -214,10 +213,10 @@ for (const dialect of DIALECTS) {
       it('at most 20 subscriptions per connection: the 21st is refused with RATE_LIMITED', async () => {
         const alice = connect({ authorization: `Bearer ${tokens.alice}` });
         const subs = Array.from({ length: 20 }, () =>
-          alice.subscribe(ON_PROJECT, { p: 'acme/open' }),
+          alice.subscribe(ON_PROJECT, { p: 'acme/api' }),
         );
         await untilSubscribed(server.services, 20);
-        const extra = alice.subscribe(ON_PROJECT, { p: 'acme/open' });
+        const extra = alice.subscribe(ON_PROJECT, { p: 'acme/api' });
         await extra.ended;
         assert.deepEqual(extra.errors, [
           {
@@ -225,7 +224,7 @@ for (const dialect of DIALECTS) {
             extensions: { code: 'RATE_LIMITED' },
           },
         ]);
-        const id = await write(ids.open, ids.alice);
+        const id = await write(ids.pub, ids.alice);
         await Promise.all(subs.map((s) => s.waitFor(1, 2_000)));
         for (const s of subs)
           assert.deepEqual(
@@ -242,7 +241,7 @@ for (const dialect of DIALECTS) {
         const res = await fetch(`${server.url}/api/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'private-token': tokens.alice },
-          body: JSON.stringify({ query: ON_PROJECT, variables: { p: 'acme/open' } }),
+          body: JSON.stringify({ query: ON_PROJECT, variables: { p: 'acme/api' } }),
         });
         assert.equal(res.status, 400);
         assert.deepEqual(await res.json(), {

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { BIN, ROOT } from '../cli/run.js';
 
 /** A port nothing listens on right now. */
@@ -15,9 +16,13 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Waits until a server answers at `url` (its worker starts with it). */
-export async function ready(url: string): Promise<void> {
+/**
+ * Waits until a server answers at `url` (its worker starts with it); gives up at once when
+ * `running` says its process is gone.
+ */
+export async function ready(url: string, running: () => boolean = () => true): Promise<void> {
   for (let i = 0; i < 600; i++) {
+    if (!running()) throw new Error(`the server for ${url} exited before it answered`);
     try {
       const res = await fetch(`${url}/-/health`);
       await res.arrayBuffer();
@@ -32,17 +37,20 @@ export async function ready(url: string): Promise<void> {
 /**
  * Starts `pulsegate serve --database-url <databaseUrl>` on a free port with `args` added, its log
  * silenced and `env` added to this process's environment; does not wait for it (see `ready`).
+ * `root` is the checkout whose bin/pulsegate.js runs (this one by default).
  */
 export async function spawnServe(
   databaseUrl: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  root: string = ROOT,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
+  const bin = root === ROOT ? BIN : join(root, 'bin/pulsegate.js');
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--database-url', databaseUrl, '--port', String(port), ...args],
-    { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: 'ignore' },
+    [bin, 'serve', '--database-url', databaseUrl, '--port', String(port), ...args],
+    { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: 'ignore' },
   );
   return { child, url: `http://127.0.0.1:${port}` };
 }

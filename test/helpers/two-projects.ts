@@ -10,12 +10,22 @@ export interface TwoProjects {
   tokens: { alice: string; bob: string };
 }
 
+export interface TwoProjectsOptions {
+  /** `created` events of alice's in each project, created at 1, 2, … (1 by default). */
+  events?: number;
+  /** The scopes of alice's token (`api` by default) and of bob's (`read_api`). */
+  scopes?: { alice?: string[]; bob?: string[] };
+}
+
 /**
- * Alice owns a public and a private project, each with `events` `created` events of hers
- * (created at 1, 2, …); bob is a member of neither. Alice's token has `api`, bob's `read_api`.
- * The shape the list tests need: what a member, an outsider and anonymous see differs.
+ * Alice owns a public project (acme/api) and a private one (acme/secret), each with `events`
+ * `created` events of hers; bob is a member of neither. The shape the list and live tests need:
+ * what a member, an outsider and anonymous see differs.
  */
-export async function seedTwoProjects(store: Store, events = 1): Promise<TwoProjects> {
+export async function seedTwoProjects(
+  store: Store,
+  { events = 1, scopes = {} }: TwoProjectsOptions = {},
+): Promise<TwoProjects> {
   const f = new Fixtures(store);
   const alice = await f.user('alice');
   const bob = await f.user('bob');
@@ -24,8 +34,8 @@ export async function seedTwoProjects(store: Store, events = 1): Promise<TwoProj
   await f.member(pub, alice.id, ACCESS_LEVELS.owner);
   await f.member(priv, alice.id, ACCESS_LEVELS.owner);
   const tokens = {
-    alice: await f.token(alice.id, ['api']),
-    bob: await f.token(bob.id, ['read_api']),
+    alice: await f.token(alice.id, scopes.alice ?? ['api']),
+    bob: await f.token(bob.id, scopes.bob ?? ['read_api']),
   };
   for (let i = 1; i <= events; i++) {
     for (const projectId of [pub, priv]) {
@@ -49,7 +59,7 @@ export async function startTwoProjects(
     dialect,
     config,
     seed: async (store) => {
-      seeded = await seedTwoProjects(store, events);
+      seeded = await seedTwoProjects(store, { events });
     },
   });
   return {

@@ -9,6 +9,7 @@ import {
   hiddenFields,
   obtainCode,
   startOAuthServer,
+  signedInBrowser,
 } from './support.js';
 
 for (const dialect of DIALECTS) {
@@ -17,8 +18,7 @@ for (const dialect of DIALECTS) {
     let browser: Browser;
     before(async () => {
       world = await startOAuthServer({ dialect });
-      browser = new Browser(world.server.url);
-      assert.equal((await browser.signIn('alice', PASSWORD)).status, 303);
+      browser = await signedInBrowser(world);
     });
     after(() => world.close());
 

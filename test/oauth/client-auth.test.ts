@@ -69,11 +69,46 @@ describe('client authentication at /oauth/token (B.5, D8, D10)', () => {
     assert.equal(viaBody.headers.get('www-authenticate'), null);
   });
 
-  it('unknown client and wrong secret answer identically', async () => {
-    const unknown = await exchange({ client_id: 'unknown', client_secret: 'x' });
-    const wrong = await exchange({ client_id: world.app.uid, client_secret: 'x' });
-    assert.equal(unknown.status, wrong.status);
-    assert.equal(unknown.text, wrong.text);
+  it('unknown client and wrong secret → the same RFC 6749 invalid_client 401, in the body and via Basic', async () => {
+    // Everything but the per-response headers (date, request id, connection).
+    const answer = (reply: Awaited<ReturnType<typeof exchange>>) => ({
+      status: reply.status,
+      text: reply.text,
+      headers: Object.fromEntries(
+        [...reply.headers].filter(
+          ([name]) => !['date', 'x-request-id', 'connection', 'keep-alive'].includes(name),
+        ),
+      ),
+    });
+    const text = JSON.stringify(invalidClient);
+    const expected = {
+      status: 401,
+      text,
+      headers: {
+        'access-control-allow-origin': '*',
+        'cache-control': 'no-store',
+        'content-length': String(Buffer.byteLength(text)),
+        'content-type': 'application/json',
+        pragma: 'no-cache',
+      },
+    };
+    const inBody = {
+      unknown: answer(await exchange({ client_id: 'unknown', client_secret: 'x' })),
+      wrong: answer(await exchange({ client_id: world.app.uid, client_secret: 'x' })),
+    };
+    assert.deepEqual(inBody, { unknown: expected, wrong: expected });
+    const challenged = {
+      ...expected,
+      headers: {
+        ...expected.headers,
+        'www-authenticate': 'Basic realm="pulsegate", charset="UTF-8"',
+      },
+    };
+    const viaBasic = {
+      unknown: answer(await exchange({}, { authorization: basic('unknown', 'x') })),
+      wrong: answer(await exchange({}, { authorization: basic(world.app.uid, 'x') })),
+    };
+    assert.deepEqual(viaBasic, { unknown: challenged, wrong: challenged });
   });
 
   it('a confidential client without authentication, or with its secret only in the query → invalid_client', async () => {

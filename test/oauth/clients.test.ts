@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { Browser, type OAuthWorld, PASSWORD, REDIRECT, startOAuthServer } from './support.js';
+import {
+  Browser,
+  type OAuthWorld,
+  PASSWORD,
+  REDIRECT,
+  startOAuthServer,
+  signedInBrowser,
+} from './support.js';
 
 describe('oauth4webapi 3.8.8 against pulsegate', () => {
   let world: OAuthWorld;
@@ -13,8 +20,7 @@ describe('oauth4webapi 3.8.8 against pulsegate', () => {
   const insecure = { [oauth.allowInsecureRequests]: true };
   before(async () => {
     world = await startOAuthServer();
-    browser = new Browser(world.server.url);
-    await browser.signIn('alice', PASSWORD);
+    browser = await signedInBrowser(world);
     const issuer = new URL(world.server.url);
     as = await oauth.processDiscoveryResponse(
       issuer,
@@ -196,8 +202,7 @@ describe('openid-client 6.8.9 against pulsegate', () => {
   let browser: Browser;
   before(async () => {
     world = await startOAuthServer();
-    browser = new Browser(world.server.url);
-    await browser.signIn('alice', PASSWORD);
+    browser = await signedInBrowser(world);
   });
   after(() => world.close());
 

@@ -16,8 +16,8 @@ import {
   get,
   post,
   startOAuthServer,
+  signedInBrowser,
 } from './support.js';
-import { signedInBrowser } from './oidc-support.js';
 import { DEVICE_GRANT, decide, enterCode, poll, startDevice } from './device-support.js';
 
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;

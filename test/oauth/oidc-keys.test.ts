@@ -13,14 +13,13 @@ import { loadConfig } from '../../src/config.js';
 import { SigningKeyStore } from '../../src/store/signing-keys.js';
 import { DIALECTS, createTestDatabase } from '../helpers/server.js';
 import { pulsegate } from '../cli/run.js';
-import { type OAuthWorld, get, startOAuthServer } from './support.js';
+import { type OAuthWorld, get, startOAuthServer, signedInBrowser } from './support.js';
 import {
   authorize,
   decodeJwt,
   discover,
   exchange,
   registerOidcApp,
-  signedInBrowser,
   useRealTime,
 } from './oidc-support.js';
 

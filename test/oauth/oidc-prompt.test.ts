@@ -17,8 +17,9 @@ import {
   pkcePair,
   post,
   startOAuthServer,
+  signedInBrowser,
 } from './support.js';
-import { decodeJwt, registerOidcApp, signedInBrowser } from './oidc-support.js';
+import { decodeJwt, registerOidcApp } from './oidc-support.js';
 
 for (const dialect of DIALECTS) {
   describe(`prompt and max_age (${dialect})`, () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import * as client from 'openid-client';
-import { Browser, type OAuthWorld, PASSWORD, REDIRECT, type RegisteredApp } from './support.js';
+import { Browser, type OAuthWorld, REDIRECT, type RegisteredApp } from './support.js';
 
 /** openid-client checks `iat`/`exp` against the real time: put the server's clock there. */
 export function useRealTime(world: OAuthWorld): void {
@@ -45,12 +45,6 @@ export async function discover(
     client.ClientSecretBasic(app.secret),
     { execute: [client.allowInsecureRequests, client.enableNonRepudiationChecks] },
   );
-}
-
-export async function signedInBrowser(world: OAuthWorld, login = 'alice'): Promise<Browser> {
-  const browser = new Browser(world.server.url);
-  assert.equal((await browser.signIn(login, PASSWORD)).status, 303);
-  return browser;
 }
 
 export interface Checks {

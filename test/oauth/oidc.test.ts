@@ -21,6 +21,7 @@ import {
   obtainTokens,
   post,
   startOAuthServer,
+  signedInBrowser,
 } from './support.js';
 import {
   authorize,
@@ -28,7 +29,6 @@ import {
   discover,
   exchange,
   registerOidcApp,
-  signedInBrowser,
   useRealTime,
 } from './oidc-support.js';
 

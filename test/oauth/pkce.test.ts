@@ -4,7 +4,6 @@ import { s256Challenge } from '../../src/domain/pkce.js';
 import {
   Browser,
   type OAuthWorld,
-  PASSWORD,
   REDIRECT,
   basic,
   get,
@@ -12,6 +11,7 @@ import {
   pkcePair,
   post,
   startOAuthServer,
+  signedInBrowser,
 } from './support.js';
 
 const RFC_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
@@ -22,8 +22,7 @@ describe('PKCE (RFC 7636)', () => {
   let browser: Browser;
   before(async () => {
     world = await startOAuthServer();
-    browser = new Browser(world.server.url);
-    await browser.signIn('alice', PASSWORD);
+    browser = await signedInBrowser(world);
   });
   after(() => world.close());
 

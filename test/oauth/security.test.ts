@@ -12,6 +12,7 @@ import {
   obtainCode,
   post,
   startOAuthServer,
+  signedInBrowser,
 } from './support.js';
 
 describe('B.14 constant-time comparison', () => {
@@ -60,8 +61,7 @@ describe('B.15 only digests are stored', () => {
 
   it('after every flow, no plaintext token, code, secret or session id is in the database files', async () => {
     const plaintexts: string[] = [world.app.secret, world.other.secret, world.publicApp.secret];
-    const browser = new Browser(world.server.url);
-    await browser.signIn('alice', PASSWORD);
+    const browser = await signedInBrowser(world);
     plaintexts.push(browser.cookies.get('_pulsegate_session')!);
     const location = await obtainCode(world, {}, browser);
     const code = location.searchParams.get('code')!;
@@ -125,8 +125,7 @@ describe('B.20 malformed input at every /oauth/* endpoint: only RFC-shaped 4xx, 
   let browser: Browser;
   before(async () => {
     world = await startOAuthServer();
-    browser = new Browser(world.server.url);
-    await browser.signIn('alice', PASSWORD);
+    browser = await signedInBrowser(world);
   });
   after(() => world.close());
 

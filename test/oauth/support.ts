@@ -198,6 +198,13 @@ export class Browser {
   }
 }
 
+/** A browser agent with `login` (alice by default) signed in. */
+export async function signedInBrowser(world: OAuthWorld, login = 'alice'): Promise<Browser> {
+  const browser = new Browser(world.server.url);
+  assert.equal((await browser.signIn(login, PASSWORD)).status, 303);
+  return browser;
+}
+
 export function csrfOf(html: string): string {
   const match = /name="authenticity_token" value="([^"]+)"/.exec(html);
   assert.ok(match, 'page has a CSRF token');
@@ -228,8 +235,7 @@ export async function obtainCode(
   query: Record<string, string> = {},
   browser?: Browser,
 ): Promise<URL> {
-  const agent = browser ?? new Browser(world.server.url);
-  if (!browser) assert.equal((await agent.signIn('alice', PASSWORD)).status, 303);
+  const agent = browser ?? (await signedInBrowser(world));
   const reply = await agent.consent({
     client_id: world.app.uid,
     redirect_uri: REDIRECT,

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { warmUp } from '../../src/http/warm-up.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { logLines } from '../helpers/log-lines.js';
@@ -74,12 +75,43 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    it('sends nothing once the server is stopping (a signal during start-up)', async () => {
-      assert.deepEqual(await warmUp(server.app, server.services, () => true), {
-        sent: 1,
-        expected: 1,
-        distinct: 1,
-      });
+    /** The server's app as the warm-up uses it (only `inject`), counting what reaches it. */
+    function countingApp() {
+      const app = {
+        injected: 0,
+        inject: (options: InjectOptions) => {
+          app.injected++;
+          return server.app.inject(options);
+        },
+      };
+      return app;
+    }
+
+    it('sends no request after the server starts stopping (a signal during the rounds)', async () => {
+      const app = countingApp();
+      const result = await warmUp(
+        app as unknown as FastifyInstance,
+        server.services,
+        () => app.injected >= 5,
+      );
+      assert.equal(app.injected, 5);
+      // The first round's first listing is the project's first listing again.
+      assert.deepEqual(result, { sent: 5, expected: 5, distinct: 4 });
     });
+
+    // Today the first listing of each public project (which finds the authors) is sent before
+    // `stopping` is asked: src/http/warm-up.ts sends it in the loop over `publicProjectIds`.
+    it(
+      'sends nothing once the server is stopping (a signal during start-up)',
+      {
+        todo: 'src/http/warm-up.ts sends one listing per public project before it asks `stopping`',
+      },
+      async () => {
+        const app = countingApp();
+        const result = await warmUp(app as unknown as FastifyInstance, server.services, () => true);
+        assert.equal(app.injected, 0);
+        assert.deepEqual(result, { sent: 0, expected: 0, distinct: 0 });
+      },
+    );
   });
 }

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { Fixtures } from '../helpers/fixtures.js';
+import { gitSandbox } from '../helpers/git-sandbox.js';
 import { call } from '../helpers/http.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { Receiver } from './receiver.js';
@@ -70,19 +70,7 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(hook.status, 201, hook.text);
 
-      dir = mkdtempSync(join(tmpdir(), 'pulsegate-hook-push-'));
-      const gitconfig = join(dir, 'gitconfig');
-      writeFileSync(
-        gitconfig,
-        '[user]\n\tname = Alice Moreau\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n',
-      );
-      env = {
-        PATH: process.env.PATH,
-        HOME: dir,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: gitconfig,
-        NODE_ENV: 'test',
-      };
+      ({ dir, env } = gitSandbox('pulsegate-hook-push-'));
       const bare = join(dir, 'app.git');
       work = join(dir, 'work');
       gitOk(['init', '-q', '--bare', bare], dir);

@@ -63,7 +63,7 @@ async function setUp(dialect: TestDialect): Promise<Setup> {
     children.push(child);
     urls.push(url);
   }
-  await Promise.all(urls.map(ready));
+  await Promise.all(urls.map((url) => ready(url)));
   return {
     urls,
     store,

@@ -5,21 +5,11 @@
  * available) answers the content endpoints byte for byte the same.
  */
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { ExportService } from '../../src/data/export.js';
 import { ImportService } from '../../src/data/import.js';
-import type { Store } from '../../src/store/store.js';
+import { exportText } from '../helpers/export-text.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 import { type Actors, api, startWithUsers } from './helpers.js';
-
-async function exportText(store: Store): Promise<string> {
-  const out = new PassThrough();
-  const chunks: Buffer[] = [];
-  out.on('data', (c: Buffer) => chunks.push(c));
-  await new ExportService(store).exportTo(out);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 describe('written content survives export and import', () => {
   let a: Actors;
