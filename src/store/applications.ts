@@ -1,5 +1,6 @@
 /** OAuth applications (clients). Secrets are stored as digests only. */
 import type { Kysely } from 'kysely';
+import { rowBy } from './rows.js';
 import type { Database, OAuthApplicationRow } from './schema.js';
 
 export interface NewApplication {
@@ -18,19 +19,11 @@ export class ApplicationStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   byUid(uid: string): Promise<OAuthApplicationRow | undefined> {
-    return this.db
-      .selectFrom('oauth_applications')
-      .selectAll()
-      .where('uid', '=', uid)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_applications', { uid });
   }
 
   byId(id: number): Promise<OAuthApplicationRow | undefined> {
-    return this.db
-      .selectFrom('oauth_applications')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_applications', { id });
   }
 
   forOwner(ownerId: number): Promise<OAuthApplicationRow[]> {

@@ -1,5 +1,6 @@
 /** Batch lookups of event targets and payloads, by id (one query per kind per page). */
 import type { Kysely } from 'kysely';
+import { rowsIn } from './rows.js';
 import type {
   Database,
   IssueRow,
@@ -14,56 +15,26 @@ export class ContentStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   issues(ids: readonly number[]): Promise<IssueRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('issues')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+    return rowsIn(this.db, 'issues', 'id', ids);
   }
 
   mergeRequests(ids: readonly number[]): Promise<MergeRequestRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('merge_requests')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+    return rowsIn(this.db, 'merge_requests', 'id', ids);
   }
 
   milestones(ids: readonly number[]): Promise<MilestoneRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('milestones')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+    return rowsIn(this.db, 'milestones', 'id', ids);
   }
 
   snippets(ids: readonly number[]): Promise<SnippetRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('snippets')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+    return rowsIn(this.db, 'snippets', 'id', ids);
   }
 
   notes(ids: readonly number[]): Promise<NoteRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('notes')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+    return rowsIn(this.db, 'notes', 'id', ids);
   }
 
   pushPayloads(eventIds: readonly number[]): Promise<PushPayloadRow[]> {
-    if (eventIds.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('push_event_payloads')
-      .selectAll()
-      .where('event_id', 'in', [...eventIds])
-      .execute();
+    return rowsIn(this.db, 'push_event_payloads', 'event_id', eventIds);
   }
 }

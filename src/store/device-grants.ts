@@ -5,6 +5,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { type NewToken, insertToken } from './oauth.js';
+import { rowBy } from './rows.js';
 import type { Database, OAuthDeviceGrantRow, OAuthTokenRow } from './schema.js';
 
 export interface NewDeviceGrant {
@@ -41,19 +42,11 @@ export class DeviceGrantStore {
   }
 
   byDeviceCode(digest: string): Promise<OAuthDeviceGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_device_grants')
-      .selectAll()
-      .where('device_code_digest', '=', digest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_device_grants', { device_code_digest: digest });
   }
 
   byUserCode(digest: string): Promise<OAuthDeviceGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_device_grants')
-      .selectAll()
-      .where('user_code_digest', '=', digest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_device_grants', { user_code_digest: digest });
   }
 
   /** Approves or denies a pending, unexpired grant; false when it was no longer pending. */

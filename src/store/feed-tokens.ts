@@ -1,6 +1,7 @@
 /** Feed tokens by user: the generation a token is derived from and its digest for lookups. */
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import { rowBy } from './rows.js';
+import type { Database, FeedTokensTable } from './schema.js';
 
 export interface FeedTokenRecord {
   userId: number;
@@ -10,22 +11,12 @@ export interface FeedTokenRecord {
 export class FeedTokenStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async byUser(userId: number): Promise<FeedTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('feed_tokens')
-      .select(['user_id', 'generation'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row && { userId: row.user_id, generation: row.generation };
+  byUser(userId: number): Promise<FeedTokenRecord | undefined> {
+    return rowBy(this.db, 'feed_tokens', { user_id: userId }).then(recordOf);
   }
 
-  async byDigest(tokenDigest: string): Promise<FeedTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('feed_tokens')
-      .select(['user_id', 'generation'])
-      .where('token_digest', '=', tokenDigest)
-      .executeTakeFirst();
-    return row && { userId: row.user_id, generation: row.generation };
+  byDigest(tokenDigest: string): Promise<FeedTokenRecord | undefined> {
+    return rowBy(this.db, 'feed_tokens', { token_digest: tokenDigest }).then(recordOf);
   }
 
   /** Creates the user's first token (generation 1) unless one exists; concurrent calls agree. */
@@ -45,4 +36,8 @@ export class FeedTokenStore {
       .where('user_id', '=', userId)
       .execute();
   }
+}
+
+function recordOf(row: Selectable<FeedTokensTable> | undefined): FeedTokenRecord | undefined {
+  return row && { userId: row.user_id, generation: row.generation };
 }

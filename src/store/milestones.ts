@@ -2,6 +2,7 @@
 import { type Kysely, expressionBuilder } from 'kysely';
 import type { Dialect } from './database.js';
 import { type NumberedListQuery, NumberedRows } from './numbered-rows.js';
+import { rowBy } from './rows.js';
 import type { Database, MilestoneRow } from './schema.js';
 
 export interface MilestoneListQuery extends NumberedListQuery {
@@ -23,12 +24,7 @@ export class MilestoneStore extends NumberedRows<'milestones'> {
 
   /** Titles are unique per project (GitLab validates it). */
   byTitle(projectId: number, title: string): Promise<MilestoneRow | undefined> {
-    return this.db
-      .selectFrom('milestones')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('title', '=', title)
-      .executeTakeFirst();
+    return rowBy(this.db, 'milestones', { project_id: projectId, title });
   }
 
   /** Deletes it; false when it was already gone (another request deleted it first). */

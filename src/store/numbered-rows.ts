@@ -7,6 +7,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Dialect } from './database.js';
 import { type IidTable, nextIid } from './iids.js';
 import { countRows } from './listing-sql.js';
+import { rowBy } from './rows.js';
 import type { Database } from './schema.js';
 
 /** The filters every numbered listing takes. */
@@ -65,8 +66,7 @@ export class NumberedRows<T extends IidTable> {
   }
 
   byId(id: number): Promise<Row<T> | undefined> {
-    const row = this.db.selectFrom(this.table).selectAll().where('id', '=', id).executeTakeFirst();
-    return row as Promise<Row<T> | undefined>;
+    return rowBy(this.db, this.table, { id }) as Promise<Row<T> | undefined>;
   }
 
   update(id: number, patch: Updateable<Database[T]>): Promise<Row<T>> {

@@ -4,6 +4,7 @@
  * refresh token) are conditional UPDATEs whose affected-row count decides the winner.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { rowBy } from './rows.js';
 import type { Database, OAuthGrantRow, OAuthTokenRow, UserRow } from './schema.js';
 
 export interface NewGrant {
@@ -63,19 +64,11 @@ export class OAuthStore {
   }
 
   grantByDigest(codeDigest: string): Promise<OAuthGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_grants')
-      .selectAll()
-      .where('code_digest', '=', codeDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_grants', { code_digest: codeDigest });
   }
 
   grantById(id: number): Promise<OAuthGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_grants')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_grants', { id });
   }
 
   /**
@@ -126,28 +119,16 @@ export class OAuthStore {
   async tokenWithUser(tokenDigest: string): Promise<TokenWithUser | undefined> {
     const token = await this.tokenByDigest(tokenDigest);
     if (!token) return undefined;
-    const user = await this.db
-      .selectFrom('users')
-      .selectAll()
-      .where('id', '=', token.user_id)
-      .executeTakeFirst();
+    const user = await rowBy(this.db, 'users', { id: token.user_id });
     return user && { token, user };
   }
 
   tokenByDigest(tokenDigest: string): Promise<OAuthTokenRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_tokens')
-      .selectAll()
-      .where('token_digest', '=', tokenDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_tokens', { token_digest: tokenDigest });
   }
 
   tokenByRefreshDigest(refreshDigest: string): Promise<OAuthTokenRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_tokens')
-      .selectAll()
-      .where('refresh_digest', '=', refreshDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_tokens', { refresh_digest: refreshDigest });
   }
 
   /**

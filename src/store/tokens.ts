@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Arrival, RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
+import { rowBy } from './rows.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
 export class TokenStore {
@@ -17,12 +18,7 @@ export class TokenStore {
   byDigest(tokenDigest: string, arrival?: Arrival): Promise<PersonalAccessTokenRow | undefined> {
     return this.cache.get(
       tokenDigest,
-      () =>
-        this.db
-          .selectFrom('personal_access_tokens')
-          .selectAll()
-          .where('token_digest', '=', tokenDigest)
-          .executeTakeFirst(),
+      () => rowBy(this.db, 'personal_access_tokens', { token_digest: tokenDigest }),
       arrival,
     );
   }

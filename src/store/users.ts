@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Arrival, RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
+import { rowBy, rowsIn } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -16,17 +17,13 @@ export class UserStore {
 
   /** `arrival`: the request's (store/database.ts `Arrival`), so its steps share one reading. */
   byId(id: number, arrival?: Arrival): Promise<UserRow | undefined> {
-    return this.cache.get(
-      id,
-      () => this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
-      arrival,
-    );
+    return this.cache.get(id, () => rowBy(this.db, 'users', { id }), arrival);
   }
 
   byIds(ids: readonly number[], arrival?: Arrival): Promise<UserRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
+      (missing) => rowsIn(this.db, 'users', 'id', missing),
       (row) => row.id,
       arrival,
     );
