@@ -3,7 +3,7 @@
  * digests on unique indexes; the state changes that must happen once (consuming a code, rotating a
  * refresh token) are conditional UPDATEs whose affected-row count decides the winner.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction, UpdateResult } from 'kysely';
 import { rowBy } from './rows.js';
 import type { Database, OAuthGrantRow, OAuthTokenRow, UserRow } from './schema.js';
 
@@ -80,34 +80,25 @@ export class OAuthStore {
     now: number,
     token: NewToken,
   ): Promise<OAuthTokenRow | null> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('oauth_access_grants')
-        .set({ consumed_at: now })
-        .where('id', '=', grantId)
-        .where('consumed_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return null;
-      return insertToken(trx, token);
-    });
+    return issueOnce(
+      this.db,
+      (trx) =>
+        trx
+          .updateTable('oauth_access_grants')
+          .set({ consumed_at: now })
+          .where('id', '=', grantId)
+          .where('consumed_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      token,
+    );
   }
 
   /** A replayed code: the grant and every token descending from it die. */
   async revokeGrantFamily(grantId: number, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('oauth_access_grants')
-        .set({ revoked_at: now })
-        .where('id', '=', grantId)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await trx
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: now })
-        .where('grant_id', '=', grantId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revoke(trx, 'oauth_access_grants', 'id', grantId, now);
+      await revoke(trx, 'oauth_access_tokens', 'grant_id', grantId, now);
     });
   }
 
@@ -136,51 +127,22 @@ export class OAuthStore {
    * request rotated or revoked it first (the caller treats that as a replay).
    */
   async rotate(oldId: number, now: number, next: NewToken): Promise<OAuthTokenRow | null> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: now })
-        .where('id', '=', oldId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return null;
-      return insertToken(trx, next);
-    });
+    return issueOnce(this.db, (trx) => revoke(trx, 'oauth_access_tokens', 'id', oldId, now), next);
   }
 
   async revokeFamily(familyId: string, now: number): Promise<void> {
-    await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked_at: now })
-      .where('family_id', '=', familyId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await revoke(this.db, 'oauth_access_tokens', 'family_id', familyId, now);
   }
 
   async revokeToken(id: number, now: number): Promise<void> {
-    await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked_at: now })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await revoke(this.db, 'oauth_access_tokens', 'id', id, now);
   }
 
   /** Deleting an application or renewing nothing else: its grants and tokens stop working. */
   async revokeForApplication(applicationId: number, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: now })
-        .where('application_id', '=', applicationId)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await trx
-        .updateTable('oauth_access_grants')
-        .set({ revoked_at: now })
-        .where('application_id', '=', applicationId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revoke(trx, 'oauth_access_tokens', 'application_id', applicationId, now);
+      await revoke(trx, 'oauth_access_grants', 'application_id', applicationId, now);
     });
   }
 }
@@ -205,4 +167,36 @@ export function insertToken(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Spends a code or a refresh token once (`spend`: its conditional UPDATE) and stores its successor
+ * token in the same transaction; null when another request spent it first.
+ */
+export function issueOnce(
+  db: Kysely<Database>,
+  spend: (trx: Transaction<Database>) => Promise<UpdateResult>,
+  token: NewToken,
+): Promise<OAuthTokenRow | null> {
+  return db.transaction().execute(async (trx) => {
+    const result = await spend(trx);
+    if (Number(result.numUpdatedRows) !== 1) return null;
+    return insertToken(trx, token);
+  });
+}
+
+/** Revokes the grants or tokens whose `column` is `value` and that are not revoked yet. */
+function revoke(
+  db: Kysely<Database>,
+  table: 'oauth_access_grants' | 'oauth_access_tokens',
+  column: 'id' | 'grant_id' | 'application_id' | 'family_id',
+  value: number | string,
+  now: number,
+): Promise<UpdateResult> {
+  return db
+    .updateTable(table)
+    .set({ revoked_at: now })
+    .where(db.dynamic.ref(column), '=', value)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }
