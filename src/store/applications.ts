@@ -1,6 +1,6 @@
 /** OAuth applications (clients). Secrets are stored as digests only. */
 import type { Kysely } from 'kysely';
-import { rowBy } from './rows.js';
+import { deleteBy, rowBy, updateBy } from './rows.js';
 import type { Database, OAuthApplicationRow } from './schema.js';
 
 export interface NewApplication {
@@ -54,21 +54,13 @@ export class ApplicationStore {
   }
 
   async setSecretDigest(id: number, ownerId: number, secretDigest: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('oauth_applications')
-      .set({ secret_digest: secretDigest })
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const key = { id, owner_id: ownerId };
+    return (
+      (await updateBy(this.db, 'oauth_applications', key, { secret_digest: secretDigest })) > 0
+    );
   }
 
   async delete(id: number, ownerId: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('oauth_applications')
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (await deleteBy(this.db, 'oauth_applications', { id, owner_id: ownerId })) > 0;
   }
 }

@@ -1,6 +1,6 @@
 /** Feed tokens by user: the generation a token is derived from and its digest for lookups. */
 import type { Kysely, Selectable } from 'kysely';
-import { rowBy } from './rows.js';
+import { rowBy, updateBy } from './rows.js';
 import type { Database, FeedTokensTable } from './schema.js';
 
 export interface FeedTokenRecord {
@@ -30,11 +30,8 @@ export class FeedTokenStore {
 
   /** Moves the user to `generation` (the old token stops matching at once). */
   async replace(userId: number, generation: number, tokenDigest: string, now: number) {
-    await this.db
-      .updateTable('feed_tokens')
-      .set({ generation, token_digest: tokenDigest, created_at: now })
-      .where('user_id', '=', userId)
-      .execute();
+    const patch = { generation, token_digest: tokenDigest, created_at: now };
+    await updateBy(this.db, 'feed_tokens', { user_id: userId }, patch);
   }
 }
 

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from './database.js';
 import { countRows } from './listing-sql.js';
 import { activeOn } from './membership-sql.js';
-import { rowBy } from './rows.js';
+import { deleteBy, rowBy } from './rows.js';
 import type { Database, MemberRow } from './schema.js';
 
 export class MemberStore {
@@ -46,12 +46,9 @@ export class MemberStore {
 
   /** Removes a membership; false when there was none (another request removed it first). */
   async remove(projectId: number, userId: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('project_members')
-      .where('project_id', '=', projectId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (
+      (await deleteBy(this.db, 'project_members', { project_id: projectId, user_id: userId })) > 0
+    );
   }
 
   list(projectId: number, offset: number, limit: number): Promise<MemberRow[]> {
@@ -89,12 +86,7 @@ export class MemberStore {
    * another process running the same job): true for exactly one caller.
    */
   async removeExpired(row: MemberRow): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('project_members')
-      .where('project_id', '=', row.project_id)
-      .where('user_id', '=', row.user_id)
-      .where('expires_at', '=', row.expires_at)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    const { project_id, user_id, expires_at } = row;
+    return (await deleteBy(this.db, 'project_members', { project_id, user_id, expires_at })) > 0;
   }
 }

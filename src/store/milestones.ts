@@ -2,7 +2,7 @@
 import { type Kysely, expressionBuilder } from 'kysely';
 import type { Dialect } from './database.js';
 import { type NumberedListQuery, NumberedRows } from './numbered-rows.js';
-import { rowBy } from './rows.js';
+import { deleteBy, rowBy } from './rows.js';
 import type { Database, MilestoneRow } from './schema.js';
 
 export interface MilestoneListQuery extends NumberedListQuery {
@@ -29,8 +29,7 @@ export class MilestoneStore extends NumberedRows<'milestones'> {
 
   /** Deletes it; false when it was already gone (another request deleted it first). */
   async delete(id: number): Promise<boolean> {
-    const result = await this.db.deleteFrom('milestones').where('id', '=', id).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (await deleteBy(this.db, 'milestones', { id })) > 0;
   }
 
   protected override filtered(q: MilestoneListQuery) {

@@ -2,7 +2,7 @@
  * The lookups every store makes: one row by its key, the rows whose key is one of many. Typed by
  * the table and the columns named, so a store's lookup is one line that says which key it uses.
  */
-import type { Kysely, Selectable, SelectType } from 'kysely';
+import type { Kysely, Selectable, SelectType, UpdateObject, Updateable } from 'kysely';
 import type { Database } from './schema.js';
 
 type Table = keyof Database;
@@ -39,4 +39,35 @@ export async function rowsIn<T extends Table, C extends Column<T>>(
     .selectAll()
     .where(db.dynamic.ref(column), 'in', [...values]);
   return query.execute() as Promise<Row<T>[]>;
+}
+
+/** Sets `patch` on the rows of `table` that match `key`; how many it changed. */
+export async function updateBy<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+  patch: Updateable<Database[T]>,
+): Promise<number> {
+  const from: Table = table;
+  let query = db.updateTable(from).set(patch as UpdateObject<Database, Table>);
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes the rows of `table` that match `key`; how many there were. */
+export async function deleteBy<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+): Promise<number> {
+  const from: Table = table;
+  let query = db.deleteFrom(from);
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

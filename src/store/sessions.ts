@@ -1,6 +1,6 @@
 /** Browser sessions, looked up by the digest of the cookie value. */
 import type { Kysely } from 'kysely';
-import { rowBy } from './rows.js';
+import { deleteBy, rowBy } from './rows.js';
 import type { Database, WebSessionRow } from './schema.js';
 
 export class SessionStore {
@@ -31,7 +31,7 @@ export class SessionStore {
   }
 
   async delete(id: number): Promise<void> {
-    await this.db.deleteFrom('web_sessions').where('id', '=', id).execute();
+    await deleteBy(this.db, 'web_sessions', { id });
   }
 
   async deleteExpired(now: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Arrival, RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
-import { rowBy, rowsIn } from './rows.js';
+import { rowBy, rowsIn, updateBy } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -87,6 +87,6 @@ export class UserStore {
       >
     >,
   ): Promise<void> {
-    await this.db.updateTable('users').set(changes).where('id', '=', id).execute();
+    await updateBy(this.db, 'users', { id }, changes);
   }
 }

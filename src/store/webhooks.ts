@@ -3,7 +3,7 @@
  * by a worker (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so any number of processes claim each row
  * once; SQLite: one writer), and kept afterwards as the delivery log.
  */
-import { type Kysely, type Updateable, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Updateable, sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type {
   Database,
@@ -17,7 +17,7 @@ import type {
 } from './schema.js';
 import type { Dialect } from './database.js';
 import { countRows } from './listing-sql.js';
-import { rowBy } from './rows.js';
+import { deleteBy, rowBy } from './rows.js';
 
 export type NewProjectHook = Insertable<ProjectHooksTable>;
 export type ProjectHookPatch = Updateable<ProjectHooksTable>;
@@ -128,12 +128,8 @@ export class WebhookStore {
 
   /** Deletes a hook and its log; false when it was already gone (a parallel delete). */
   async deleteHook(hookId: number): Promise<boolean> {
-    await this.db.deleteFrom('webhook_deliveries').where('hook_id', '=', hookId).execute();
-    const result = await this.db
-      .deleteFrom('project_hooks')
-      .where('id', '=', hookId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    await deleteBy(this.db, 'webhook_deliveries', { hook_id: hookId });
+    return (await deleteBy(this.db, 'project_hooks', { id: hookId })) > 0;
   }
 
   async enqueue(rows: readonly NewDelivery[]): Promise<void> {
@@ -212,13 +208,7 @@ export class WebhookStore {
     if (ids.length === 0) return;
     await this.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'pending',
-        claimed_until: null,
-        claimed_by: null,
-        next_attempt_at: now,
-        attempts: eb('attempts', '-', 1),
-      }))
+      .set((eb) => ({ ...unclaimed(eb), next_attempt_at: now }))
       .where('id', 'in', [...ids])
       .where('status', '=', 'delivering')
       .where('claimed_by', '=', worker)
@@ -232,12 +222,7 @@ export class WebhookStore {
   async releaseAbandoned(): Promise<void> {
     await this.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'pending',
-        claimed_until: null,
-        claimed_by: null,
-        attempts: eb('attempts', '-', 1),
-      }))
+      .set(unclaimed)
       .where('status', '=', 'delivering')
       .execute();
   }
@@ -339,4 +324,14 @@ export class WebhookStore {
       this.db.selectFrom('webhook_deliveries').where('status', 'in', ['pending', 'delivering']),
     );
   }
+}
+
+/** A claim handed back: the delivery is pending again, as if it had never been claimed. */
+function unclaimed(eb: ExpressionBuilder<Database, 'webhook_deliveries'>) {
+  return {
+    status: 'pending',
+    claimed_until: null,
+    claimed_by: null,
+    attempts: eb('attempts', '-', 1),
+  } as const;
 }
