@@ -3,6 +3,7 @@ import type { RowVersion } from './database.js';
 import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
 import { activeOn } from './membership-sql.js';
 import { RowCache } from './row-cache.js';
+import { rowBy, rowsIn } from './rows.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -23,15 +24,13 @@ export class ProjectStore {
   }
 
   byId(id: number): Promise<ProjectRow | undefined> {
-    return this.cache.get(id, () =>
-      this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
-    );
+    return this.cache.get(id, () => rowBy(this.db, 'projects', { id }));
   }
 
   byIds(ids: readonly number[]): Promise<ProjectRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('projects').selectAll().where('id', 'in', missing).execute(),
+      (missing) => rowsIn(this.db, 'projects', 'id', missing),
       (row) => row.id,
     );
   }

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
+import { rowBy, rowsIn, updateBy } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -15,15 +16,13 @@ export class UserStore {
   }
 
   byId(id: number): Promise<UserRow | undefined> {
-    return this.cache.get(id, () =>
-      this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
-    );
+    return this.cache.get(id, () => rowBy(this.db, 'users', { id }));
   }
 
   byIds(ids: readonly number[]): Promise<UserRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
+      (missing) => rowsIn(this.db, 'users', 'id', missing),
       (row) => row.id,
     );
   }
@@ -86,6 +85,6 @@ export class UserStore {
       >
     >,
   ): Promise<void> {
-    await this.db.updateTable('users').set(changes).where('id', '=', id).execute();
+    await updateBy(this.db, 'users', { id }, changes);
   }
 }
