@@ -8,11 +8,13 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { SETTLED_HEAD_COLUMNS } from './events.js';
 import { PLAN_ONCE } from './plan-once.js';
-import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
-import { type SharedRead, sharedPerTurn } from './per-turn.js';
+import type { SharedRead } from './per-turn.js';
+import type { CountedTable, RowVersion, RowVersionValue } from './row-cache.js';
 import type { Database } from './schema.js';
+import { type TurnReading, turnReading as sharedTurnReading } from './turn-reading.js';
+
+export type { CountedTable, RowVersion, RowVersionValue } from './row-cache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -65,28 +67,6 @@ export interface Connection {
   ): Promise<Listener>;
   close(): Promise<void>;
 }
-
-/** One statement's view (one snapshot) of the values readers check every turn. */
-export interface TurnReading {
-  /** The highest committed event id (store/events.ts `head`). */
-  headId: number;
-  /** The all-projects listing epoch and the event deletions (listing_epochs rows 0 and -1). */
-  epoch: number;
-  deletions: number;
-  /** The listing version (migration 009). */
-  listingVersion: number;
-  /** The row counter (migration 015). */
-  rowVersion: number;
-  /** Which shared read this is (per-turn.ts). */
-  seq: number;
-}
-
-/** Tables with change counters (migration 015). */
-export type CountedTable = (typeof COUNTED_TABLES)[number];
-
-/** What a row cache is valid for: equal values, same rows; null: do not cache. */
-export type RowVersion = () => RowVersionValue | Promise<RowVersionValue>;
-export type RowVersionValue = number | string | null;
 
 export interface Listener {
   /** The schema this connection works in (notifications carry the writer's). */
@@ -348,27 +328,7 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     `${options} -c plan_cache_mode=force_generic_plan`,
   );
   const planOnce = new Kysely<Database>({ dialect: new PostgresDialect({ pool: planOncePool }) });
-  // Three reads every request needs, as one round trip per event-loop turn instead of three; a
-  // named statement, so each connection parses and plans it once rather than on every request.
-  const turnReading = sharedPerTurn(async (seq): Promise<TurnReading> => {
-    const { rows } = await pool.query<
-      Record<'id' | 'epoch' | 'deletions' | 'version' | 'rowVersion', number | null>
-    >({
-      name: 'pulsegate_turn_reading',
-      text: `SELECT ${SETTLED_HEAD_COLUMNS},
-        (SELECT value FROM row_versions WHERE name = $1) AS "rowVersion"`,
-      values: [ALL_TABLES],
-    });
-    const row = rows[0]!;
-    return {
-      headId: Number(row.id ?? 0),
-      epoch: Number(row.epoch ?? 0),
-      deletions: Number(row.deletions ?? 0),
-      listingVersion: Number(row.version ?? 0),
-      rowVersion: Number(row.rowVersion ?? 0),
-      seq,
-    };
-  });
+  const turnReading = sharedTurnReading(planOnce);
   // The row counter; null when it cannot be read (before migration 015: nothing is cached then).
   const rowCounter = (): Promise<RowVersionValue> =>
     turnReading().then(

@@ -1,8 +1,7 @@
 import { type Insertable, type Kysely, sql } from 'kysely';
-import type { RowVersion } from './database.js';
 import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
 import { activeOn } from './membership-sql.js';
-import { RowCache } from './row-cache.js';
+import { RowCache, type RowVersion } from './row-cache.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 

@@ -16,7 +16,7 @@ import {
 import { EventStore } from './events.js';
 import { BULK_TABLES } from './bulk.js';
 import { migrate, pendingMigrations } from './migrate.js';
-import { TALLY_TABLES } from './migrations/018_confidential_tallies.js';
+import { TALLY_TABLES } from './tallies.js';
 import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
@@ -133,10 +133,6 @@ export class Store {
     return this.counters;
   }
 
-  get dialect() {
-    return this.conn.dialect;
-  }
-
   /**
    * Whether two reads sent together run at the same time: PostgreSQL's pool answers them over
    * separate connections; SQLite's one embedded connection runs one statement after the other.
@@ -182,7 +178,7 @@ export class Store {
    * planner's statistics on both dialects.
    */
   async settle(): Promise<void> {
-    if (this.dialect === 'sqlite') {
+    if (this.conn.dialect === 'sqlite') {
       await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
       await sql`PRAGMA optimize`.execute(this.db);
     } else {

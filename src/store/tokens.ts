@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RowVersion } from './database.js';
-import { RowCache } from './row-cache.js';
+import { RowCache, type RowVersion } from './row-cache.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
 export class TokenStore {

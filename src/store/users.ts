@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { RowVersion } from './database.js';
-import { RowCache } from './row-cache.js';
+import { RowCache, type RowVersion } from './row-cache.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
