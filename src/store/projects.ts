@@ -16,6 +16,8 @@ export class ProjectStore {
     private readonly db: Kysely<Database>,
     projectsVersion: RowVersion = () => null,
     membersVersion: RowVersion = () => null,
+    /** Where its reads by key run: `Connection.prepared`. */
+    private readonly reads: Kysely<Database> = db,
   ) {
     this.cache = new RowCache(projectsVersion);
     this.levels = new RowCache(membersVersion);
@@ -23,14 +25,15 @@ export class ProjectStore {
 
   byId(id: number): Promise<ProjectRow | undefined> {
     return this.cache.get(id, () =>
-      this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
+      this.reads.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
     );
   }
 
   byIds(ids: readonly number[]): Promise<ProjectRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('projects').selectAll().where('id', 'in', missing).execute(),
+      (missing) =>
+        this.reads.selectFrom('projects').selectAll().where('id', 'in', missing).execute(),
       (row) => row.id,
     );
   }
@@ -38,7 +41,7 @@ export class ProjectStore {
   /** Case-insensitive full path (`group/sub/project`). */
   byFullPath(fullPath: string): Promise<ProjectRow | undefined> {
     if (matchesNoRow(fullPath)) return Promise.resolve(undefined);
-    return this.db
+    return this.reads
       .selectFrom('projects')
       .selectAll()
       .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
@@ -93,7 +96,7 @@ export class ProjectStore {
     day: string = membershipDay(Date.now()),
   ): Promise<number | null> {
     const member = await this.levels.get(`${projectId}:${userId}`, async () => {
-      const row = await this.db
+      const row = await this.reads
         .selectFrom('project_members')
         .select(['access_level', 'expires_at'])
         .where('project_id', '=', projectId)
@@ -111,7 +114,7 @@ export class ProjectStore {
     day: string = membershipDay(Date.now()),
   ): Promise<Map<number, number>> {
     if (projectIds.length === 0) return new Map();
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('project_members')
       .select(['project_id', 'access_level'])
       .where('user_id', '=', userId)

@@ -8,6 +8,8 @@ export class TokenStore {
   constructor(
     private readonly db: Kysely<Database>,
     rowVersion: RowVersion = () => null,
+    /** Where its reads by key run: `Connection.prepared`. */
+    private readonly reads: Kysely<Database> = db,
   ) {
     this.cache = new RowCache(rowVersion);
   }
@@ -15,7 +17,7 @@ export class TokenStore {
   /** Cached only while nothing at all changes in the database (see RowCache). */
   byDigest(tokenDigest: string): Promise<PersonalAccessTokenRow | undefined> {
     return this.cache.get(tokenDigest, () =>
-      this.db
+      this.reads
         .selectFrom('personal_access_tokens')
         .selectAll()
         .where('token_digest', '=', tokenDigest)

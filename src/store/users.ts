@@ -9,20 +9,22 @@ export class UserStore {
   constructor(
     private readonly db: Kysely<Database>,
     rowVersion: RowVersion = () => null,
+    /** Where its reads by key run: `Connection.prepared`. */
+    private readonly reads: Kysely<Database> = db,
   ) {
     this.cache = new RowCache(rowVersion);
   }
 
   byId(id: number): Promise<UserRow | undefined> {
     return this.cache.get(id, () =>
-      this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+      this.reads.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
     );
   }
 
   byIds(ids: readonly number[]): Promise<UserRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
+      (missing) => this.reads.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
       (row) => row.id,
     );
   }
@@ -30,7 +32,7 @@ export class UserStore {
   /** Case-insensitive, as GitLab looks usernames up. */
   byUsername(username: string): Promise<UserRow | undefined> {
     if (matchesNoRow(username)) return Promise.resolve(undefined);
-    return this.db
+    return this.reads
       .selectFrom('users')
       .selectAll()
       .where(sql`lower(username)`, '=', username.toLowerCase())
@@ -41,7 +43,7 @@ export class UserStore {
   byLogin(login: string): Promise<UserRow | undefined> {
     if (matchesNoRow(login)) return Promise.resolve(undefined);
     const lower = login.toLowerCase();
-    return this.db
+    return this.reads
       .selectFrom('users')
       .selectAll()
       .where((eb) =>

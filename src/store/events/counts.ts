@@ -3,7 +3,6 @@
  * walking, and counts per day (the contribution calendar).
  */
 import { sql } from 'kysely';
-import { PLAN_ONCE } from '../plan-once.js';
 import type { EventContext, EventQuery } from './query.js';
 import { hidesMergeRequestNotes, mayHide, visible } from './visibility.js';
 import { type Walk, judged, memberParts, single, walk } from './walks.js';
@@ -51,7 +50,7 @@ export async function tallyCount(ctx: EventContext, q: EventQuery) {
       untilNow.source.kind === 'author' ? single(ctx, untilNow, w) : await walk(ctx, untilNow, w);
     if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
   }
-  return sql<{ n: number | string }>`${sql.raw(PLAN_ONCE)}SELECT 0${sql.join(terms, sql``)} AS n`;
+  return sql<{ n: number | string }>`SELECT 0${sql.join(terms, sql``)} AS n`;
 }
 
 /** The walk a count with time filters makes: up to `cap + 1` ids, unordered. */
