@@ -65,39 +65,22 @@ export class RowCache<K, V> {
     key: (row: R) => K,
   ): Promise<R[]> {
     if (keys.length === 0) return [];
-    const found = await this.getMany(keys, async (missing) => {
-      const loaded = new Map<K, V>();
-      for (const row of await load(missing)) loaded.set(key(row), row satisfies NonNullable<V>);
-      return loaded;
-    });
-    return [...found.values()].filter((row): row is R => row !== undefined && row !== null);
-  }
-
-  /** Looks up many keys, loading only the missing ones in one batch. */
-  private async getMany(
-    keys: readonly K[],
-    loadMany: (keys: K[]) => Promise<Map<K, V>>,
-  ): Promise<Map<K, V>> {
     const version = await this.current();
-    if (version === null) return loadMany([...keys]);
-    const out = new Map<K, V>();
+    if (version === null) return load([...keys]);
+    const found = new Map<K, R>();
     const missing: K[] = [];
-    for (const key of keys) {
-      if (this.entries.has(key)) out.set(key, this.entries.get(key)!);
-      else missing.push(key);
+    for (const k of new Set(keys)) {
+      if (!this.entries.has(k)) missing.push(k);
+      else if (this.entries.get(k) != null) found.set(k, this.entries.get(k) as R);
     }
     if (missing.length > 0) {
-      const loaded = await loadMany(missing);
-      const found: Array<[K, V]> = [];
-      for (const key of missing) {
-        const value = loaded.get(key);
-        if (value !== undefined) {
-          found.push([key, value]);
-          out.set(key, value);
-        }
-      }
-      this.keep(version, found);
+      const loaded = await load(missing);
+      for (const row of loaded) found.set(key(row), row);
+      this.keep(
+        version,
+        loaded.map((row) => [key(row), row]),
+      );
     }
-    return out;
+    return [...found.values()];
   }
 }
