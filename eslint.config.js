@@ -17,10 +17,25 @@ function layerRules() {
     'store',
     'Faces reach data through services (src/services), never the store: see docs/ARCHITECTURE.md.',
   );
+  // Applied migrations are frozen history: live code keeps its own copy of what it shares with one.
+  const migrations = {
+    regex: '(^|/)migrations/',
+    message:
+      'Only store/migrate.ts and migrations import a migration; share SQL through a store module.',
+  };
+  const kysely = {
+    regex: '^kysely$',
+    message: 'SQL lives in the store (src/store): it alone speaks Kysely.',
+  };
+  const above = [migrations, kysely];
+  const storeRules = [...FACES, 'http', 'services', 'data'].map((layer) =>
+    folder(layer, 'The store is the bottom layer: it imports only domain/ and itself.'),
+  );
   const faceRules = FACES.map((face) =>
     restricted(
       [`src/${face}/**/*.ts`],
       [
+        ...above,
         store,
         ...FACES.filter((other) => other !== face).map((other) =>
           folder(
@@ -33,26 +48,28 @@ function layerRules() {
     ),
   );
   return [
+    restricted(['src/**/*.ts'], above),
     ...faceRules,
     restricted(
       ['src/http/**/*.ts'],
-      [store, ...FACES.map((face) => folder(face, 'http/ serves every face and imports none.'))],
+      [
+        ...above,
+        store,
+        ...FACES.map((face) => folder(face, 'http/ serves every face and imports none.')),
+      ],
     ),
     restricted(
       ['src/services/**/*.ts'],
       [
+        ...above,
         ...[...FACES, 'http'].map((face) =>
           folder(face, 'Services never know which face calls them.'),
         ),
         folder('data', 'Request services do not depend on data tooling.'),
       ],
     ),
-    restricted(
-      ['src/store/**/*.ts'],
-      [...FACES, 'http', 'services', 'data'].map((layer) =>
-        folder(layer, 'The store is the bottom layer: it imports only domain/ and itself.'),
-      ),
-    ),
+    restricted(['src/store/**/*.ts'], [migrations, ...storeRules]),
+    restricted(['src/store/migrations/**/*.ts', 'src/store/migrate.ts'], storeRules),
     restricted(
       ['src/domain/**/*.ts'],
       [

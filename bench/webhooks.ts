@@ -191,7 +191,9 @@ for (let i = 0; i < LATENCY_SAMPLES; i++) {
 }
 latencies.sort((a, b) => a - b);
 
-console.log(`database: ${store.dialect}, writes per run: ${WRITES}, concurrency: ${CONCURRENCY}`);
+console.log(
+  `database: ${store.conn.dialect}, writes per run: ${WRITES}, concurrency: ${CONCURRENCY}`,
+);
 console.log(`write throughput, no hooks:      ${without.toFixed(0)} writes/s`);
 console.log(
   `write throughput, 5 active hooks, worker paused: ${outboxOnly.toFixed(0)} writes/s (${((outboxOnly / without) * 100).toFixed(0)}%)`,

@@ -2,17 +2,22 @@
  * Opens the database named by a URL: `sqlite:<path>` (the default, embedded) or `postgres://…`.
  * Nothing outside store/ knows which dialect runs.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { SETTLED_HEAD_COLUMNS } from './events.js';
-import { PLAN_ONCE } from './plan-once.js';
-import { ALL_TABLES, type COUNTED_TABLES } from './migrations/015_row_versions.js';
-import { type SharedRead, sharedPerTurn } from './per-turn.js';
+import {
+  ImmediateSqliteDialect,
+  NamedStatementsDialect,
+  sqliteWithStatementCache,
+} from './dialects.js';
+import type { SharedRead } from './per-turn.js';
+import type { CountedTable, RowVersion, RowVersionValue } from './row-cache.js';
 import type { Database } from './schema.js';
+import { type TurnReading, turnReading as sharedTurnReading } from './turn-reading.js';
+
+export type { CountedTable, RowVersion, RowVersionValue } from './row-cache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -36,13 +41,12 @@ export interface Connection {
    */
   turnReading?: SharedRead<TurnReading>;
   /**
-   * PostgreSQL outside a transaction: a small pool whose sessions keep one generic plan for every
-   * statement (`plan_cache_mode = force_generic_plan`), for the statements marked `PLAN_ONCE`
-   * (plan-once.ts). On the main pool PostgreSQL plans a named statement afresh for its first five
-   * runs on each of its ten connections, so a count shape was still planned on most runs after
-   * minutes of load; here each connection plans it once. Absent on SQLite.
+   * Where statements whose best plan does not depend on their parameters run: reads of rows by key
+   * and listing counts. PostgreSQL: named statements on a pool of their own whose sessions keep one
+   * generic plan (`plan_cache_mode = force_generic_plan`), so each connection plans each once (see
+   * docs/listing-caches.md). SQLite, and in a transaction: `db`.
    */
-  planOnce?: Kysely<Database>;
+  prepared: Kysely<Database>;
   /** SQLite: the database file (or `:memory:`); files kept beside it are named after it. */
   file?: string;
   /** PostgreSQL: the pool's connections right now; SQLite: null (one embedded connection). */
@@ -65,28 +69,6 @@ export interface Connection {
   ): Promise<Listener>;
   close(): Promise<void>;
 }
-
-/** One statement's view (one snapshot) of the values readers check every turn. */
-export interface TurnReading {
-  /** The highest committed event id (store/events.ts `head`). */
-  headId: number;
-  /** The all-projects listing epoch and the event deletions (listing_epochs rows 0 and -1). */
-  epoch: number;
-  deletions: number;
-  /** The listing version (migration 009). */
-  listingVersion: number;
-  /** The row counter (migration 015). */
-  rowVersion: number;
-  /** Which shared read this is (per-turn.ts). */
-  seq: number;
-}
-
-/** Tables with change counters (migration 015). */
-export type CountedTable = (typeof COUNTED_TABLES)[number];
-
-/** What a row cache is valid for: equal values, same rows; null: do not cache. */
-export type RowVersion = () => RowVersionValue | Promise<RowVersionValue>;
-export type RowVersionValue = number | string | null;
 
 export interface Listener {
   /** The schema this connection works in (notifications carry the writer's). */
@@ -192,10 +174,11 @@ function openSqlite(path: string): Connection {
       return key;
     };
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite, forget) }),
+    dialect: new ImmediateSqliteDialect({ database: sqliteWithStatementCache(sqlite, forget) }),
   });
   return {
     db,
+    prepared: db,
     dialect: 'sqlite',
     dataVersion,
     rowVersion,
@@ -205,96 +188,9 @@ function openSqlite(path: string): Connection {
   };
 }
 
-const STATEMENT_CACHE_SIZE = 256;
-
-/**
- * Kysely's SQLite driver prepares every statement anew; preparing costs more than running the
- * small indexed queries we send. Reusing prepared statements by SQL text removes that cost.
- */
-function withStatementCache(sqlite: SQLite.Database, onWrite: () => void): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = (text: string) => {
-    // Kysely begins SQLite transactions deferred: the first write then takes the write lock, and
-    // if another process holds it SQLite fails at once with SQLITE_BUSY, not waiting out the busy
-    // timeout, because this transaction has already read an older snapshot. Every transaction
-    // here writes, so each takes the lock up front, where the busy timeout applies.
-    const source = text === 'begin' ? 'begin immediate' : text;
-    const statement = cachedStatement(source);
-    // Kysely runs a statement right after preparing it, synchronously: a write prepared now has
-    // run before anyone can read the version again.
-    if (!statement.readonly) onWrite();
-    return statement;
-  };
-  const cachedStatement = (source: string) => {
-    const cached = cache.get(source);
-    // A statement still iterating (a streamed export) cannot be reused concurrently.
-    if (cached && !cached.busy) return cached;
-    const statement = sqlite.prepare(source);
-    if (!cached) {
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      cache.set(source, statement);
-    }
-    return statement;
-  };
-  return new Proxy(sqlite, {
-    get(target, property, receiver) {
-      if (property === 'prepare') return prepare;
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function'
-        ? (value as (...a: unknown[]) => unknown).bind(target)
-        : value;
-    },
-  });
-}
-
 const POOL_MAX = 10;
-/** Connections of the `planOnce` pool: counts are short, and each connection plans each shape. */
-const PLAN_ONCE_POOL_MAX = 3;
-
-/**
- * Reads of rows by key (tokens, users, projects, memberships, a page's issues and notes) as named
- * statements: each connection parses and plans one of them once, not on every request, which on a
- * cached listing was most of PostgreSQL's work. Only reads that leave the event log alone, and
- * those marked `PLAN_ONCE`: a listing walk's plan depends on its parameters (which project, how
- * deep), so those are planned anew. PostgreSQL plans a named statement afresh for its first five
- * runs on a connection, then keeps a generic plan when that costs no more. Never inside a
- * transaction: migrations run in transactions, and a statement prepared before a table changed
- * shape would fail afterwards.
- */
-function prepareRowReads(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  const names = new Map<string, string>();
-  let inTransaction = false;
-  (client as { query: unknown }).query = (...args: unknown[]) => {
-    const [text, values] = args;
-    if (typeof text === 'string') {
-      if (/^(begin|start transaction)\b/i.test(text)) inTransaction = true;
-      else if (/^(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
-    }
-    if (
-      inTransaction ||
-      args.length !== 2 ||
-      typeof text !== 'string' ||
-      !Array.isArray(values) ||
-      !(text.startsWith(PLAN_ONCE) || (/^select /i.test(text) && !text.includes('"events"')))
-    ) {
-      return query(...args);
-    }
-    let name = names.get(text);
-    if (name === undefined) {
-      name = `pulsegate_${createHash('sha1').update(text).digest('hex')}`;
-      names.set(text, name);
-    }
-    if (name === '') return query(text, values);
-    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
-      // Another process migrated a table under a prepared read ("cached plan must not change
-      // result type"): read it unnamed from now on, on this connection.
-      if ((error as { code?: string }).code !== '0A000') throw error;
-      names.set(text, '');
-      return query(text, values);
-    });
-  };
-}
+/** Connections of the `prepared` pool: its reads are short, and each connection plans each once. */
+const PREPARED_POOL_MAX = 4;
 
 async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   const types = {
@@ -326,7 +222,7 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   }
   // Unheard, a pool's 'error' event (an idle connection failing) would end the process.
   let idleError: (error: unknown) => void = () => {};
-  // Both pools open connections as they need them, each prepared for named reads.
+  // Both pools open connections as they need them.
   const openPool = (max: number, settings: string) => {
     const opened = new pg.Pool({
       connectionString: parsed.target,
@@ -336,39 +232,18 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
       connectionTimeoutMillis: 10_000,
       options: settings,
     });
-    opened.on('connect', prepareRowReads);
     opened.on('error', (error) => idleError(error));
     return opened;
   };
   const pool = openPool(POOL_MAX, options);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
-  const planOncePool = openPool(
-    PLAN_ONCE_POOL_MAX,
+  const preparedPool = openPool(
+    PREPARED_POOL_MAX,
     `${options} -c plan_cache_mode=force_generic_plan`,
   );
-  const planOnce = new Kysely<Database>({ dialect: new PostgresDialect({ pool: planOncePool }) });
-  // Three reads every request needs, as one round trip per event-loop turn instead of three; a
-  // named statement, so each connection parses and plans it once rather than on every request.
-  const turnReading = sharedPerTurn(async (seq): Promise<TurnReading> => {
-    const { rows } = await pool.query<
-      Record<'id' | 'epoch' | 'deletions' | 'version' | 'rowVersion', number | null>
-    >({
-      name: 'pulsegate_turn_reading',
-      text: `SELECT ${SETTLED_HEAD_COLUMNS},
-        (SELECT value FROM row_versions WHERE name = $1) AS "rowVersion"`,
-      values: [ALL_TABLES],
-    });
-    const row = rows[0]!;
-    return {
-      headId: Number(row.id ?? 0),
-      epoch: Number(row.epoch ?? 0),
-      deletions: Number(row.deletions ?? 0),
-      listingVersion: Number(row.version ?? 0),
-      rowVersion: Number(row.rowVersion ?? 0),
-      seq,
-    };
-  });
+  const prepared = new Kysely<Database>({ dialect: new NamedStatementsDialect(preparedPool) });
+  const turnReading = sharedTurnReading(prepared);
   // The row counter; null when it cannot be read (before migration 015: nothing is cached then).
   const rowCounter = (): Promise<RowVersionValue> =>
     turnReading().then(
@@ -381,15 +256,15 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     dataVersion: () => null,
     rowVersion: () => rowCounter,
     turnReading,
-    planOnce,
+    prepared,
     onIdleError: (report) => {
       idleError = report;
     },
     poolStats: () => ({
-      total: pool.totalCount + planOncePool.totalCount,
-      idle: pool.idleCount + planOncePool.idleCount,
-      waiting: pool.waitingCount + planOncePool.waitingCount,
-      max: POOL_MAX + PLAN_ONCE_POOL_MAX,
+      total: pool.totalCount + preparedPool.totalCount,
+      idle: pool.idleCount + preparedPool.idleCount,
+      waiting: pool.waitingCount + preparedPool.waitingCount,
+      max: POOL_MAX + PREPARED_POOL_MAX,
     }),
     listen: async (channel, onNotify, onError) => {
       const client = new pg.Client({
@@ -415,7 +290,7 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
       };
     },
     close: async () => {
-      await Promise.all([db.destroy(), planOnce.destroy()]);
+      await Promise.all([db.destroy(), prepared.destroy()]);
     },
   };
 }

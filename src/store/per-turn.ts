@@ -1,20 +1,10 @@
 /**
- * A read shared by its callers, each of which gets a read sent after it arrived. Used where no
- * cheap commit signal tells when a value changed (PostgreSQL): the head, the listing version, the
- * row counter.
- *
- * - Callers of one event-loop turn share one read: a query leaves only when the turn ends, so
- *   every one of them arrived before it was sent.
- * - At most one read is in flight. Callers arriving while it is (it was sent before they came, so
- *   it may predate a commit they have seen) share the next one, sent as soon as it returns.
- * - A caller may say when it arrived (`since`, as an HTTP request does when it comes in): any
- *   read numbered above the count sent by then was sent after it arrived, so the last read
- *   returned serves it at once, or the read in flight when that one was sent later. A request then
- *   reads once however many steps of it ask (its token, its user, its listing's mark), instead of
- *   once per step, each a round trip after the last.
- *
- * Under load that is one round trip per round-trip time for all of a process's requests instead
- * of one per request, at the cost of waiting for the read in flight first.
+ * A read shared by its callers, each served by a read sent after it arrived (where no cheap commit
+ * signal tells when a value changed: PostgreSQL's head, listing version, row counter). Callers of
+ * one event-loop turn share one read; at most one is in flight, and callers arriving meanwhile
+ * share the next. A caller that says when it arrived (`since`) is served by any read sent since,
+ * so a request reads once however many of its steps ask (docs/listing-caches.md, "One reading per
+ * request").
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -24,10 +14,8 @@ export interface SharedRead<T> {
   /** A caller's stamp, taken when it arrives: the reads sent so far. */
   stamp(): ReadStamp;
   /**
-   * Runs `work` as one caller that arrived at `stamp`: every read it asks for, however deep and
-   * however many turns later, may be served by any read sent since (Node's AsyncLocalStorage
-   * carries the stamp, so no signature between here and the request has to). Inside another
-   * caller (a request's hydration), the outer, earlier arrival stands.
+   * Runs `work` as one caller that arrived at `stamp` (AsyncLocalStorage carries it to every read
+   * it asks for). Inside another caller, the outer, earlier arrival stands.
    */
   since<R>(stamp: ReadStamp, work: () => R): R;
 }

@@ -1,8 +1,7 @@
 import { type Insertable, type Kysely, sql } from 'kysely';
-import type { RowVersion } from './database.js';
 import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
 import { activeOn } from './membership-sql.js';
-import { RowCache } from './row-cache.js';
+import { RowCache, type RowVersion } from './row-cache.js';
 import { rowBy, rowsIn } from './rows.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -18,19 +17,21 @@ export class ProjectStore {
     private readonly db: Kysely<Database>,
     projectsVersion: RowVersion = () => null,
     membersVersion: RowVersion = () => null,
+    /** Where its reads by key run: `Connection.prepared`. */
+    private readonly reads: Kysely<Database> = db,
   ) {
     this.cache = new RowCache(projectsVersion);
     this.levels = new RowCache(membersVersion);
   }
 
   byId(id: number): Promise<ProjectRow | undefined> {
-    return this.cache.get(id, () => rowBy(this.db, 'projects', { id }));
+    return this.cache.get(id, () => rowBy(this.reads, 'projects', { id }));
   }
 
   byIds(ids: readonly number[]): Promise<ProjectRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => rowsIn(this.db, 'projects', 'id', missing),
+      (missing) => rowsIn(this.reads, 'projects', 'id', missing),
       (row) => row.id,
     );
   }
@@ -38,7 +39,7 @@ export class ProjectStore {
   /** Case-insensitive full path (`group/sub/project`). */
   byFullPath(fullPath: string): Promise<ProjectRow | undefined> {
     if (matchesNoRow(fullPath)) return Promise.resolve(undefined);
-    return this.db
+    return this.reads
       .selectFrom('projects')
       .selectAll()
       .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
@@ -93,7 +94,7 @@ export class ProjectStore {
     day: string = membershipDay(Date.now()),
   ): Promise<number | null> {
     const member = await this.levels.get(`${projectId}:${userId}`, async () => {
-      const row = await this.db
+      const row = await this.reads
         .selectFrom('project_members')
         .select(['access_level', 'expires_at'])
         .where('project_id', '=', projectId)
@@ -111,7 +112,7 @@ export class ProjectStore {
     day: string = membershipDay(Date.now()),
   ): Promise<Map<number, number>> {
     if (projectIds.length === 0) return new Map();
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('project_members')
       .select(['project_id', 'access_level'])
       .where('user_id', '=', userId)

@@ -1,13 +1,19 @@
 /**
- * A read-through cache for rows that hot paths look up on every request (token, user, project).
- * It is only used where the store can tell when a cached table changed: on SQLite `PRAGMA data_version` reports
- * commits by any process, and the tables' change counters (migration 015) say whether a commit
- * touched the cached table, so entries are dropped the moment their table changes, and kept while
- * other tables (events above all) are written. On PostgreSQL one counter for all these tables is
- * read once per event-loop turn (a shared round trip instead of one per row); before migration
- * 015 nothing is cached there.
+ * A read-through cache for rows hot paths look up on every request (token, user, project,
+ * memberships), dropped the moment a commit changes their table in any process: each cached table
+ * has a change counter (migration 015) that a row version reads (database.ts `rowVersion`).
  */
-import type { RowVersion, RowVersionValue } from './database.js';
+
+/** Tables with change counters (migration 015). */
+export type CountedTable =
+  'users' | 'projects' | 'project_members' | 'personal_access_tokens' | 'oauth_access_tokens';
+
+/** PostgreSQL's single counter for all of them, named in `row_versions`. */
+export const ALL_TABLES = 'all';
+
+/** What a row cache is valid for: equal values, same rows; null: do not cache. */
+export type RowVersion = () => RowVersionValue | Promise<RowVersionValue>;
+export type RowVersionValue = number | string | null;
 
 const MAX_ENTRIES = 20_000;
 
@@ -17,11 +23,7 @@ export class RowCache<K, V> {
 
   constructor(private readonly rowVersion: RowVersion) {}
 
-  /**
-   * The current version, with the entries dropped if it moved; null when nothing may be cached.
-   * SQLite answers synchronously (no extra turn on the hot path); PostgreSQL after one shared read
-   * (none when a reading sent since the request arrived is at hand: per-turn.ts `arrive`).
-   */
+  /** The current version, with the entries dropped if it moved; null: nothing may be cached. */
   private current(): RowVersionValue | Promise<RowVersionValue> {
     const read = this.rowVersion();
     return read instanceof Promise ? read.then((v) => this.adopt(v)) : this.adopt(read);
@@ -35,10 +37,7 @@ export class RowCache<K, V> {
     return version;
   }
 
-  /**
-   * Keeps rows loaded under `version` only if it is still the cache's version: a load that raced
-   * a newer version (another request saw a commit meanwhile) may predate that commit.
-   */
+  /** Keeps rows loaded under `version` only if it is still current: a racing load may predate it. */
   private keep(version: RowVersionValue, rows: Iterable<[K, V]>): void {
     if (version === null || version !== this.version) return;
     for (const [key, value] of rows) {
@@ -66,39 +65,22 @@ export class RowCache<K, V> {
     key: (row: R) => K,
   ): Promise<R[]> {
     if (keys.length === 0) return [];
-    const found = await this.getMany(keys, async (missing) => {
-      const loaded = new Map<K, V>();
-      for (const row of await load(missing)) loaded.set(key(row), row satisfies NonNullable<V>);
-      return loaded;
-    });
-    return [...found.values()].filter((row): row is R => row !== undefined && row !== null);
-  }
-
-  /** Looks up many keys, loading only the missing ones in one batch. */
-  private async getMany(
-    keys: readonly K[],
-    loadMany: (keys: K[]) => Promise<Map<K, V>>,
-  ): Promise<Map<K, V>> {
     const version = await this.current();
-    if (version === null) return loadMany([...keys]);
-    const out = new Map<K, V>();
+    if (version === null) return load([...keys]);
+    const found = new Map<K, R>();
     const missing: K[] = [];
-    for (const key of keys) {
-      if (this.entries.has(key)) out.set(key, this.entries.get(key)!);
-      else missing.push(key);
+    for (const k of new Set(keys)) {
+      if (!this.entries.has(k)) missing.push(k);
+      else if (this.entries.get(k) != null) found.set(k, this.entries.get(k) as R);
     }
     if (missing.length > 0) {
-      const loaded = await loadMany(missing);
-      const found: Array<[K, V]> = [];
-      for (const key of missing) {
-        const value = loaded.get(key);
-        if (value !== undefined) {
-          found.push([key, value]);
-          out.set(key, value);
-        }
-      }
-      this.keep(version, found);
+      const loaded = await load(missing);
+      for (const row of loaded) found.set(key(row), row);
+      this.keep(
+        version,
+        loaded.map((row) => [key(row), row]),
+      );
     }
-    return out;
+    return [...found.values()];
   }
 }

@@ -17,7 +17,7 @@ import { EventStore } from './events.js';
 import type { ReadStamp } from './per-turn.js';
 import { BULK_TABLES } from './bulk.js';
 import { migrate, pendingMigrations } from './migrate.js';
-import { TALLY_TABLES } from './migrations/018_confidential_tallies.js';
+import { TALLY_TABLES } from './tallies.js';
 import { OAuthStore } from './oauth.js';
 import { DeviceGrantStore } from './device-grants.js';
 import { IdentityStore } from './identity.js';
@@ -71,22 +71,23 @@ export class Store {
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
-    const { db } = conn;
+    const { db, prepared } = conn;
     this.events = new EventStore(
       db,
       conn.dialect,
       conn.rowVersion(['project_members', 'projects']),
       conn.turnReading,
-      conn.planOnce,
+      prepared,
     );
-    this.users = new UserStore(db, conn.rowVersion(['users']));
+    this.users = new UserStore(db, conn.rowVersion(['users']), prepared);
     this.projects = new ProjectStore(
       db,
       conn.rowVersion(['projects']),
       conn.rowVersion(['project_members']),
+      prepared,
     );
-    this.content = new ContentStore(db);
-    this.tokens = new TokenStore(db, conn.rowVersion(['personal_access_tokens']));
+    this.content = new ContentStore(prepared);
+    this.tokens = new TokenStore(db, conn.rowVersion(['personal_access_tokens']), prepared);
     this.applications = new ApplicationStore(db);
     this.oauth = new OAuthStore(db);
     this.sessions = new SessionStore(db);
@@ -116,11 +117,11 @@ export class Store {
   async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     if (this.conn.db.isTransaction) return work(this);
     const uncached = () => () => null;
-    // Nor does it share the turn's reading, or count on another pool: it reads its own snapshot,
+    // Nor does it share the turn's reading, or read on another pool: it reads its own snapshot,
     // on its own connection.
     return this.conn.db.transaction().execute((trx) => {
-      const { turnReading: _shared, planOnce: _elsewhere, ...conn } = this.conn;
-      return work(new Store({ ...conn, db: trx, rowVersion: uncached }));
+      const { turnReading: _shared, ...conn } = this.conn;
+      return work(new Store({ ...conn, db: trx, prepared: trx, rowVersion: uncached }));
     });
   }
 
@@ -132,10 +133,6 @@ export class Store {
   get requestCounters(): RequestCounters {
     this.counters ??= openRequestCounters(this.conn);
     return this.counters;
-  }
-
-  get dialect() {
-    return this.conn.dialect;
   }
 
   /**
@@ -183,7 +180,7 @@ export class Store {
    * planner's statistics on both dialects.
    */
   async settle(): Promise<void> {
-    if (this.dialect === 'sqlite') {
+    if (this.conn.dialect === 'sqlite') {
       await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(this.db);
       await sql`PRAGMA optimize`.execute(this.db);
     } else {

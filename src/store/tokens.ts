@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RowVersion } from './database.js';
-import { RowCache } from './row-cache.js';
+import { RowCache, type RowVersion } from './row-cache.js';
 import { rowBy, updateBy } from './rows.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
@@ -10,6 +9,8 @@ export class TokenStore {
   constructor(
     private readonly db: Kysely<Database>,
     rowVersion: RowVersion = () => null,
+    /** Where its reads by key run: `Connection.prepared`. */
+    private readonly reads: Kysely<Database> = db,
   ) {
     this.cache = new RowCache(rowVersion);
   }
@@ -17,7 +18,7 @@ export class TokenStore {
   /** Cached only while nothing at all changes in the database (see RowCache). */
   byDigest(tokenDigest: string): Promise<PersonalAccessTokenRow | undefined> {
     return this.cache.get(tokenDigest, () =>
-      rowBy(this.db, 'personal_access_tokens', { token_digest: tokenDigest }),
+      rowBy(this.reads, 'personal_access_tokens', { token_digest: tokenDigest }),
     );
   }
 

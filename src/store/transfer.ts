@@ -5,7 +5,7 @@
  * never Kysely.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { bulkLoad } from './listing-version.js';
+import { bulkLoad } from './bulk-load.js';
 import { BULK_TABLES, type BulkTable, type BulkColumns, BulkWriter, type IdTable } from './bulk.js';
 import type { Dialect } from './database.js';
 import type { Database, EventRow, PushPayloadRow } from './schema.js';
@@ -117,7 +117,7 @@ export class TransferStore {
 
   /** Runs a whole import in one transaction: everything is written, or nothing. */
   importTransaction<T>(run: (tx: ImportTransaction) => Promise<T>): Promise<T> {
-    const { dialect } = this.store;
+    const { dialect } = this.store.conn;
     return this.db.transaction().execute((trx) =>
       bulkLoad(trx, dialect, async () => {
         const result = await run(new ImportTransaction(trx, dialect));

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { RowVersion } from './database.js';
-import { RowCache } from './row-cache.js';
+import { RowCache, type RowVersion } from './row-cache.js';
 import { rowBy, rowsIn, updateBy } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
@@ -11,18 +10,20 @@ export class UserStore {
   constructor(
     private readonly db: Kysely<Database>,
     rowVersion: RowVersion = () => null,
+    /** Where its reads by key run: `Connection.prepared`. */
+    private readonly reads: Kysely<Database> = db,
   ) {
     this.cache = new RowCache(rowVersion);
   }
 
   byId(id: number): Promise<UserRow | undefined> {
-    return this.cache.get(id, () => rowBy(this.db, 'users', { id }));
+    return this.cache.get(id, () => rowBy(this.reads, 'users', { id }));
   }
 
   byIds(ids: readonly number[]): Promise<UserRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => rowsIn(this.db, 'users', 'id', missing),
+      (missing) => rowsIn(this.reads, 'users', 'id', missing),
       (row) => row.id,
     );
   }
@@ -30,7 +31,7 @@ export class UserStore {
   /** Case-insensitive, as GitLab looks usernames up. */
   byUsername(username: string): Promise<UserRow | undefined> {
     if (matchesNoRow(username)) return Promise.resolve(undefined);
-    return this.db
+    return this.reads
       .selectFrom('users')
       .selectAll()
       .where(sql`lower(username)`, '=', username.toLowerCase())
@@ -41,7 +42,7 @@ export class UserStore {
   byLogin(login: string): Promise<UserRow | undefined> {
     if (matchesNoRow(login)) return Promise.resolve(undefined);
     const lower = login.toLowerCase();
-    return this.db
+    return this.reads
       .selectFrom('users')
       .selectAll()
       .where((eb) =>

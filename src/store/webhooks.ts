@@ -218,8 +218,10 @@ export class WebhookStore {
   /**
    * SQLite has one serving process: at its start, every claim was left by a process that is gone
    * (killed mid-delivery), so all of them are handed back at once instead of after their lease.
+   * On PostgreSQL other processes may be delivering them: they wait out their lease.
    */
   async releaseAbandoned(): Promise<void> {
+    if (this.dialect !== 'sqlite') return;
     await this.db
       .updateTable('webhook_deliveries')
       .set(unclaimed)

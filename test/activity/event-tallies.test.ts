@@ -17,7 +17,7 @@ import type { EventFilter } from '../../src/domain/filters.js';
 import { actionCode, type Action, type Visibility } from '../../src/domain/vocabulary.js';
 import { canReadProject } from '../../src/domain/visibility.js';
 import type { EventQuery, EventSource } from '../../src/store/events.js';
-import { bulkLoad } from '../../src/store/listing-version.js';
+import { bulkLoad } from '../../src/store/bulk-load.js';
 import { insertEvents, type BulkEvent } from '../helpers/bulk.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
@@ -413,7 +413,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('after a bulk load', async () => {
-      const { dialect: d } = server.store;
+      const { dialect: d } = server.store.conn;
       await server.store.db.transaction().execute((trx) =>
         bulkLoad(trx, d, async () => {
           const rows = spread(600, 400).map((e) => ({

@@ -11,7 +11,7 @@ import type { EventQuery, EventWindow } from '../../src/store/events.js';
 import type { Action } from '../../src/domain/vocabulary.js';
 import { sql } from 'kysely';
 import { BULK_TABLES } from '../../src/store/bulk.js';
-import { TALLY_TABLES } from '../../src/store/migrations/018_confidential_tallies.js';
+import { TALLY_TABLES } from '../../src/store/tallies.js';
 import { insertEvents } from '../helpers/bulk.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';

@@ -1,14 +1,12 @@
 /**
- * PostgreSQL runs row reads and listing counts as named statements (store/database.ts
- * `prepareRowReads`, store/plan-once.ts): planned once per connection. They must survive what named statements break on: a table migrated by another
- * process under them ("cached plan must not change result type"), and migrations run on the same
- * pool (prepared only outside transactions).
+ * PostgreSQL runs row reads and listing counts as named statements on the `prepared` instance
+ * (store/dialects.ts `NamedStatementsDialect`): planned once per connection. They must survive a
+ * table migrated by another process under them ("cached plan must not change result type").
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { PLAN_ONCE } from '../../src/store/plan-once.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/server.js';
@@ -33,25 +31,47 @@ if (DIALECTS.includes('postgres')) {
     const readMany = () =>
       Promise.all(
         Array.from({ length: 30 }, () =>
-          store.db.selectFrom('users').selectAll().where('id', '=', alice).executeTakeFirstOrThrow(),
+          store.conn.prepared
+            .selectFrom('users')
+            .selectAll()
+            .where('id', '=', alice)
+            .executeTakeFirstOrThrow(),
         ),
       );
 
-    it('a row read is prepared on its connection; a listing walk is not', async () => {
-      const prepared = await store.db.connection().execute(async (conn) => {
-        await conn.selectFrom('users').selectAll().where('id', '=', alice).execute();
-        await conn.selectFrom('events').select('id').where('project_id', '=', 1).execute();
-        const { rows } = await sql<{ statement: string }>`SELECT statement
-          FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_prepared_statements%'`.execute(
-          conn,
-        );
-        return rows.map((r) => r.statement);
+    /** The statements prepared on the connections of `db`, and how often each was planned. */
+    async function preparedOn(db: Store['db']) {
+      return db.connection().execute(async (conn) => {
+        const { rows } = await sql<{ statement: string; generic: number; custom: number }>`
+          SELECT statement, generic_plans AS generic, custom_plans AS custom
+          FROM pg_prepared_statements`.execute(conn);
+        return rows.map((r) => ({ ...r, generic: Number(r.generic), custom: Number(r.custom) }));
       });
-      assert.ok(prepared.includes('select * from "users" where "id" = $1'), String(prepared));
-      assert.ok(!prepared.some((text) => text.includes('"events"')), String(prepared));
+    }
+
+    it('a user looked up by id is a prepared read; a listing walk is not', async () => {
+      // Uncached: a store of its own, whose row cache has never seen the user.
+      const other = await openStore(database.url, { migrate: false });
+      try {
+        assert.equal((await other.users.byId(alice))?.username, 'alice');
+        await other.events.list(
+          {
+            source: { kind: 'project', projectId: 1, visibility: 'public', accessLevel: null },
+            filter: { sort: 'desc' },
+            viewer: null,
+          },
+          { kind: 'offset', offset: 0, limit: 20 },
+        );
+        const prepared = (await preparedOn(other.conn.prepared)).map((r) => r.statement);
+        assert.ok(prepared.includes('select * from "users" where "id" = $1'), String(prepared));
+        assert.ok(!prepared.some((text) => text.includes('from "events"')), String(prepared));
+        assert.deepEqual(await preparedOn(other.db), []);
+      } finally {
+        await other.close();
+      }
     });
 
-    it('a listing count runs on the plan-once pool, planned once per connection', async () => {
+    it('a listing count is a prepared read, planned once per connection', async () => {
       const q = {
         source: { kind: 'author' as const, userId: alice },
         filter: { sort: 'desc' as const },
@@ -60,19 +80,16 @@ if (DIALECTS.includes('postgres')) {
       };
       // One after the other: the pool hands out the connection released last, every time.
       for (let i = 0; i < 3; i++) assert.equal(await store.events.count(q, 10_000), 0);
-      const prepared = await store.conn.planOnce!.connection().execute(async (conn) => {
-        const { rows } = await sql<{ statement: string; generic: number; custom: number }>`
-          SELECT statement, generic_plans AS generic, custom_plans AS custom
-          FROM pg_prepared_statements WHERE statement LIKE ${PLAN_ONCE + '%'}`.execute(conn);
-        return rows;
-      });
+      const prepared = (await preparedOn(store.conn.prepared)).filter((r) =>
+        r.statement.includes('"event_tallies"'),
+      );
       assert.equal(prepared.length, 1, JSON.stringify(prepared));
       // The whole count in one statement: the tallies, what confidentiality hides, and the walk of
       // the events above the reader's head.
       assert.match(prepared[0]!.statement, /"event_tallies".*"confidential_tallies".*"events"/s);
       // Its one generic plan ran all three times; the main pool would have planned each run.
       assert.deepEqual(
-        { generic: Number(prepared[0]!.generic), custom: Number(prepared[0]!.custom) },
+        { generic: prepared[0]!.generic, custom: prepared[0]!.custom },
         { generic: 3, custom: 0 },
       );
     });
@@ -91,7 +108,7 @@ if (DIALECTS.includes('postgres')) {
       }
       const rows = await readMany();
       for (const row of rows) assert.equal((row as unknown as { probe: number }).probe, 7);
-      // And the next reads too (unnamed from now on where the prepared one broke).
+      // And the next reads too (prepared again, under a new name, where the old one broke).
       assert.equal(((await readMany())[0] as unknown as { probe: number }).probe, 7);
     });
   });

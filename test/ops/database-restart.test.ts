@@ -47,7 +47,7 @@ if (DIALECTS.includes('postgres')) {
       const held = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`;
       const runs = [
         ...Array.from({ length: 10 }, () => held.execute(db)),
-        ...Array.from({ length: 3 }, () => held.execute(conn.planOnce!)),
+        ...Array.from({ length: 4 }, () => held.execute(conn.prepared)),
       ];
       for (const { rows } of await Promise.all(runs)) pids.add(rows[0]!.pid);
       return [...pids];

@@ -103,8 +103,8 @@ for (const dialect of DIALECTS) {
         assert.equal(sample(text, 'pulsegate_db_pool_connections{state="total"}'), 1);
         assert.equal(sample(text, 'pulsegate_db_pool_connections{state="max"}'), undefined);
       } else {
-        // Ten for reads and writes, three for listing counts (store/database.ts `planOnce`).
-        assert.equal(sample(text, 'pulsegate_db_pool_connections{state="max"}'), 13);
+        // Ten for walks and writes, four for prepared reads (store/database.ts `prepared`).
+        assert.equal(sample(text, 'pulsegate_db_pool_connections{state="max"}'), 14);
         assert.ok(sample(text, 'pulsegate_db_pool_connections{state="total"}')! >= 1, text);
         assert.equal(sample(text, 'pulsegate_db_pool_connections{state="waiting"}'), 0);
       }

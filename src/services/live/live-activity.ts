@@ -106,8 +106,10 @@ export class LiveActivity {
       // The fallback poll below still finds new events, only more slowly.
       this.report(error);
     }
-    if (this.store.dialect === 'sqlite') {
-      this.lastVersion = this.store.dataVersion();
+    // Where commits can be observed in-process (SQLite), polling that is cheap and prompt;
+    // elsewhere notifications wake us, and a slower poll covers a lost one.
+    this.lastVersion = this.store.dataVersion();
+    if (this.lastVersion !== null) {
       this.every(this.pollMs, () => {
         const version = this.store.dataVersion();
         if (version !== this.lastVersion) {

@@ -157,7 +157,7 @@ export class WebhookWorker {
     if (this.stopped) return;
     if (!this.recovered) {
       this.recovered = true;
-      if (this.store.dialect === 'sqlite') await this.store.webhooks.releaseAbandoned();
+      await this.store.webhooks.releaseAbandoned();
     }
     const now = this.clock.now();
     if (now - this.lastPrune > 60 * 60_000) {

@@ -11,7 +11,7 @@
  * issues to subtract the events the viewer may not see.
  *
  * - SQLite: row triggers (writers are serialized). Bulk loads set them aside and tally again at the
- *   end (store/listing-version.ts `bulkLoad`).
+ *   end (store/bulk-load.ts `bulkLoad`).
  * - PostgreSQL: statement triggers over transition tables, one grouped upsert per statement, so a
  *   seed's batch of thousands of events costs a few hundred upserts. Every one takes the events
  *   lock (migration 010) before the tally rows' locks, so no two writers deadlock on them.

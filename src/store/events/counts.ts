@@ -1,0 +1,87 @@
+/**
+ * How many events a listing holds: capped counts from the tallies (migrations 017, 018) or by
+ * walking, and counts per day (the contribution calendar).
+ */
+import { sql } from 'kysely';
+import type { EventContext, EventQuery } from './query.js';
+import { hidesMergeRequestNotes, mayHide, visible } from './visibility.js';
+import { type Walk, judged, memberParts, single, walk } from './walks.js';
+
+/** Any bound: a count's events above the reader's head are the few committed since it read it. */
+const ABOVE_HEAD_LIMIT = 2 ** 31 - 1;
+
+/**
+ * Counts up to `cap + 1` matching events. Without a time filter, in one statement (one snapshot):
+ * the listing's tallies, less what confidentiality hides from the viewer, less its events above
+ * `upTo`; a few hundred tally rows instead of walking up to `cap + 1` events.
+ */
+export async function count(ctx: EventContext, q: EventQuery, cap: number): Promise<number> {
+  const { createdBefore, createdFrom } = q.filter;
+  if (createdBefore !== undefined || createdFrom !== undefined) return walkCount(ctx, q, cap);
+  if (await hidesMergeRequestNotes(ctx, q)) return walkCount(ctx, q, cap);
+  const { rows } = await (await tallyCount(ctx, q)).execute(ctx.prepared);
+  return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
+}
+
+/** The statement `count` runs for a listing without time filters. */
+export async function tallyCount(ctx: EventContext, q: EventQuery) {
+  // Only for a viewer from whom no note can be hidden (`count`).
+  const untilNow = { ...q, upTo: undefined, clearOfPrivateGuest: true };
+  const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
+  // scope=all: each member project on its own, as its walks (with its own confidentiality).
+  const parts = (await memberParts(ctx, untilNow)) ?? [untilNow];
+  const terms = [];
+  for (const part of parts) {
+    terms.push(sql` + (${visible(ctx, part, 'tallies').select(sum)})`);
+    if (!mayHide(part)) continue;
+    terms.push(sql` - (${visible(ctx, part, 'hidden').select(sum)})`);
+    if (part.viewer) terms.push(sql` + (${visible(ctx, part, 'own').select(sum)})`);
+  }
+  if (q.upTo !== undefined) {
+    const w: Walk = {
+      lower: { id: q.upTo, inclusive: false },
+      descending: false,
+      limit: ABOVE_HEAD_LIMIT,
+      idsOnly: true,
+      unordered: true,
+    };
+    // A user's few newest events: one joined walk is exact, and choosing arms would cost more.
+    const above =
+      untilNow.source.kind === 'author' ? single(ctx, untilNow, w) : await walk(ctx, untilNow, w);
+    if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
+  }
+  return sql<{ n: number | string }>`SELECT 0${sql.join(terms, sql``)} AS n`;
+}
+
+/** The walk a count with time filters makes: up to `cap + 1` ids, unordered. */
+export function countWalk(cap: number): Walk {
+  return { descending: true, limit: cap + 1, idsOnly: true, unordered: true };
+}
+
+/** The same count by walking up to `cap + 1` of the listing's events (time filters, tests). */
+export async function walkCount(ctx: EventContext, q: EventQuery, cap: number): Promise<number> {
+  const inner = await walk(ctx, q, countWalk(cap));
+  if (!inner) return 0;
+  const row = await ctx.db
+    .selectFrom(inner.as('capped'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * How many of a listing's events fall on each UTC day, as days since the epoch. Bound the listing
+ * with `filter.createdFrom`: this walks every matching row.
+ */
+export async function countByDay(
+  ctx: EventContext,
+  q: EventQuery,
+): Promise<Array<{ day: number; count: number }>> {
+  // Integer division in both dialects; the cast keeps SQLite from handing back a REAL.
+  const day = sql<number>`cast(e.created_at / 86400000 as integer)`;
+  const rows = await visible(ctx, await judged(ctx, q))
+    .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('n')])
+    .groupBy(day)
+    .execute();
+  return rows.map((row) => ({ day: Number(row.day), count: Number(row.n) }));
+}

@@ -1,0 +1,52 @@
+/**
+ * The database's plan for a listing's statements, one line per step: the test that pins index use
+ * reads it. PostgreSQL plans with sequential scans disabled, so a scan shows only where no index
+ * can serve the query.
+ */
+import { sql } from 'kysely';
+import { countWalk, tallyCount } from './counts.js';
+import type { EventContext, EventQuery, EventWindow } from './query.js';
+import { walk, walkOf } from './walks.js';
+
+export type Explained =
+  /** The walk a count with time filters makes. */
+  | { kind: 'count' }
+  /** The sum every other count runs. */
+  | { kind: 'tallies' }
+  | { kind: 'list'; window: EventWindow; fromId?: number | null };
+
+export async function explain(
+  ctx: EventContext,
+  q: EventQuery,
+  what: Explained,
+): Promise<string[]> {
+  const query =
+    what.kind === 'tallies'
+      ? await tallyCount(ctx, q)
+      : await walk(
+          ctx,
+          q,
+          what.kind === 'count' ? countWalk(10_000) : walkOf(q, what.window, what.fromId ?? null),
+        );
+  if (!query) return [];
+  const compiled = query.compile(ctx.db);
+  return ctx.db.connection().execute(async (conn) => {
+    if (ctx.dialect === 'sqlite') {
+      const plan = await conn.executeQuery<{ detail: string }>({
+        ...compiled,
+        sql: `EXPLAIN QUERY PLAN ${compiled.sql}`,
+      });
+      return plan.rows.map((r) => r.detail);
+    }
+    await sql`SET enable_seqscan = off`.execute(conn);
+    try {
+      const plan = await conn.executeQuery<{ 'QUERY PLAN': string }>({
+        ...compiled,
+        sql: `EXPLAIN ${compiled.sql}`,
+      });
+      return plan.rows.map((r) => r['QUERY PLAN']);
+    } finally {
+      await sql`RESET enable_seqscan`.execute(conn);
+    }
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * How far the event log has settled, and what changed in it: the head, the listing epochs, the
+ * change feed. Every id at or below the head is settled: SQLite serializes writers; on PostgreSQL
+ * every appender holds one lock from before its id is drawn until it commits (append.ts).
+ */
+import { sql } from 'kysely';
+import type { EventRow } from '../schema.js';
+import { SETTLED_HEAD_COLUMNS } from '../turn-reading.js';
+import type { EventContext } from './query.js';
+
+/** What a reader needs to know whether its cached listings are current. */
+export interface ListingHead {
+  /** The highest committed event id. */
+  id: number;
+  /** The epoch of all projects (`listing_epochs` row 0): moves when any project's moves. */
+  epoch: number;
+  /** Event deletions so far (row -1): SQLite may reuse a deleted highest id. */
+  deletions: number;
+  /** The listing version (migrations 009, 016): moves when what written events show changes. */
+  version: number;
+  /** PostgreSQL: the shared reading it came from (`TurnReading.seq`); absent on SQLite. */
+  seq?: number;
+}
+
+/** One appended event, as the change feed reports it. */
+export type EventChange = Pick<
+  EventRow,
+  'id' | 'project_id' | 'author_id' | 'action' | 'target_type'
+>;
+
+/** The head, the epoch, the deletions and the listing version, in one statement (one snapshot). */
+export async function head(ctx: EventContext): Promise<ListingHead> {
+  if (ctx.turnReading) {
+    const { headId, epoch, deletions, listingVersion, seq } = await ctx.turnReading();
+    return { id: headId, epoch, deletions, version: listingVersion, seq };
+  }
+  const { rows } = await sql<Record<'id' | 'epoch' | 'deletions' | 'version', number | null>>`
+    SELECT ${sql.raw(SETTLED_HEAD_COLUMNS)}`.execute(ctx.db);
+  const row = rows[0]!;
+  return {
+    id: Number(row.id ?? 0),
+    epoch: Number(row.epoch ?? 0),
+    deletions: Number(row.deletions ?? 0),
+    version: Number(row.version ?? 0),
+  };
+}
+
+/** Every project's epoch (projects never changed have none: 0). */
+export async function epochs(ctx: EventContext): Promise<Map<number, number>> {
+  const rows = await ctx.db.selectFrom('listing_epochs').selectAll().execute();
+  return new Map(rows.map((r) => [r.project_id, Number(r.epoch)]));
+}
+
+/**
+ * Moves a project's epoch (and the all-projects one) in the caller's transaction, for changes the
+ * triggers of migration 013 do not see. Null moves only the all-projects epoch.
+ */
+export async function bumpEpoch(ctx: EventContext, projectId: number | null): Promise<void> {
+  const ids = projectId === null || projectId === 0 ? [0] : [projectId, 0];
+  for (const id of ids) {
+    await ctx.db
+      .insertInto('listing_epochs')
+      .values({ project_id: id, epoch: 1 })
+      .onConflict((oc) =>
+        oc.column('project_id').doUpdateSet({ epoch: sql`listing_epochs.epoch + 1` }),
+      )
+      .execute();
+  }
+}
+
+/**
+ * Events after `afterId`, in id order, up to `upTo` (a settled head) or at most `limit`, without
+ * visibility: which listings or subscriptions may be concerned (each reads through its own).
+ */
+function appended(ctx: EventContext, afterId: number) {
+  return ctx.db
+    .selectFrom('events')
+    .select(['id', 'project_id', 'author_id', 'action', 'target_type'])
+    .where('id', '>', afterId)
+    .orderBy('id');
+}
+
+export function changes(ctx: EventContext, afterId: number, upTo: number): Promise<EventChange[]> {
+  return appended(ctx, afterId).where('id', '<=', upTo).execute();
+}
+
+export function appendedAfter(ctx: EventContext, afterId: number, limit: number) {
+  return appended(ctx, afterId).limit(limit).execute();
+}
+
+/** The highest event id (0 for none): events are only ever appended, so its rate is theirs. */
+export async function newestId(ctx: EventContext): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}

@@ -1,0 +1,78 @@
+/** What an event listing asks for, and what its queries run against. */
+import type { Kysely } from 'kysely';
+import type { EventFilter } from '../../domain/filters.js';
+import { membershipDay } from '../../domain/membership-expiry.js';
+import type { Viewer } from '../../domain/visibility.js';
+import type { SharedRead } from '../per-turn.js';
+import type { RowCache } from '../row-cache.js';
+import type { Database } from '../schema.js';
+import type { TurnReading } from '../turn-reading.js';
+
+/** Where the events come from. */
+export type EventSource =
+  /** Events authored by a user, in projects the viewer can read. */
+  | { kind: 'author'; userId: number }
+  /** Events of one project the caller has already found readable. */
+  | {
+      kind: 'project';
+      projectId: number;
+      visibility: string;
+      /** The viewer's access level in this project, or null for non-members. */
+      accessLevel: number | null;
+      /** Only this user's events there: one arm of a user's listing (walks.ts `authorParts`). */
+      authorId?: number;
+    }
+  /** Events, by anyone, in every project the user is a member of (REST `scope=all`). */
+  | { kind: 'memberships'; userId: number };
+
+export interface EventQuery {
+  source: EventSource;
+  filter: EventFilter;
+  viewer: Viewer | null;
+  /** Only ids up to this settled head, so every query of one answer describes the same moment. */
+  upTo?: number;
+  /** The UTC day memberships are judged on (domain/membership-expiry); absent: today. */
+  day?: string;
+  /**
+   * Set by the store once known: the viewer is Guest (or less) of no private project, so no note
+   * on a merge request can be hidden from them and a walk need not read note rows to tell.
+   */
+  clearOfPrivateGuest?: boolean;
+}
+
+/** The day a query judges memberships on. */
+export function dayOf(q: EventQuery): string {
+  return q.day ?? membershipDay(Date.now());
+}
+
+export type EventWindow =
+  | { kind: 'offset'; offset: number; limit: number }
+  /** Keyset: ids strictly beyond `afterId` in the sort direction (GraphQL cursors). */
+  | { kind: 'keyset'; afterId?: number; beforeId?: number; limit: number; reverse?: boolean };
+
+/** A project the user of a `memberships` source belongs to, as its per-project walk needs it. */
+export interface MemberProject {
+  projectId: number;
+  visibility: string;
+  accessLevel: number;
+}
+
+/** A user's member projects, expired or not, with their expiry days. */
+export interface Memberships {
+  projects: MemberProject[];
+  expiries: Array<string | null>;
+}
+
+/** What every part of the event store runs against. */
+export interface EventContext {
+  db: Kysely<Database>;
+  /** Statements whose plan does not depend on their parameters: planned once (database.ts). */
+  prepared: Kysely<Database>;
+  dialect: 'sqlite' | 'postgres';
+  /** A user's memberships with their expiry days, kept while memberships and projects stand. */
+  members: RowCache<number, Memberships>;
+  /** `author:viewer` → until when a user's listing for that viewer is one joined walk. */
+  oneWalk: Map<string, number>;
+  /** PostgreSQL outside a transaction: the shared reading the head comes from. */
+  turnReading?: SharedRead<TurnReading>;
+}

@@ -1,0 +1,226 @@
+/**
+ * Walks over a listing's rows in id order: keyset and offset windows, the events since a head, the
+ * id some rows on. A `scope=all` listing (and a user's, when most of their events are hidden from
+ * the viewer) is a k-way merge of per-project walks (docs/listing-caches.md, "No full scans").
+ */
+import type { SelectQueryBuilder } from 'kysely';
+import { MAX_ID } from '../../domain/ids.js';
+import { canReadProject } from '../../domain/visibility.js';
+import type { Visibility } from '../../domain/vocabulary.js';
+import type { Database, EventRow } from '../schema.js';
+import { memberProjects } from './memberships.js';
+import { type EventContext, type EventQuery, type EventWindow, dayOf } from './query.js';
+import { hidesMergeRequestNotes, visible } from './visibility.js';
+
+/** Bounds, direction and size; `unordered` (counting) lets the database stop without sorting. */
+export interface Walk {
+  lower?: { id: number; inclusive: boolean };
+  upper?: { id: number; inclusive: boolean };
+  descending: boolean;
+  limit: number;
+  offset?: number;
+  idsOnly?: boolean;
+  unordered?: boolean;
+}
+
+type WalkQuery = SelectQueryBuilder<Database & { e: Database['events'] }, 'e', EventRow>;
+
+/** Above this many projects scope=all (or a user's listing) is one joined walk. */
+const MAX_MERGED_PROJECTS = 200;
+/** How long a user's listing keeps the choice of one joined walk for a viewer (`authorParts`). */
+const ONE_WALK_KEPT_MS = 10_000;
+const ONE_WALK_ENTRIES = 10_000;
+
+/**
+ * A bound as a condition on ids in the stored range (domain/ids.ts): PostgreSQL refuses a client's
+ * larger number for an integer column, and beyond the range a bound means what it does at its end.
+ */
+function bounds(query: WalkQuery, w: Walk): WalkQuery {
+  const { lower, upper } = w;
+  if (lower) {
+    if (lower.id > MAX_ID) query = query.where('e.id', '>', MAX_ID);
+    else if (lower.id < 0) query = query.where('e.id', '>=', 0);
+    else query = query.where('e.id', lower.inclusive ? '>=' : '>', lower.id);
+  }
+  if (upper) {
+    if (upper.id > MAX_ID) query = query.where('e.id', '<=', MAX_ID);
+    else if (upper.id < 0) query = query.where('e.id', '<', 0);
+    else query = query.where('e.id', upper.inclusive ? '<=' : '<', upper.id);
+  }
+  return query;
+}
+
+/** One source's rows within the walk's bounds, in no stated order and unlimited. */
+function bounded(ctx: EventContext, q: EventQuery, w: Walk): WalkQuery {
+  const rows = visible(ctx, q);
+  return bounds((w.idsOnly ? rows.select('e.id') : rows.selectAll('e')) as WalkQuery, w);
+}
+
+/** One walk of one source: bounded, ordered and limited. */
+export function single(ctx: EventContext, q: EventQuery, w: Walk): WalkQuery {
+  let query = bounded(ctx, q, w);
+  if (!w.unordered) query = query.orderBy('e.id', w.descending ? 'desc' : 'asc');
+  query = query.limit(w.limit);
+  return w.offset ? query.offset(w.offset) : query;
+}
+
+/**
+ * A walk as one query; null: nothing to walk. Merged arms are bare on SQLite (it merges co-routines
+ * as they stream; an arm with its own ORDER BY would be read whole and sorted again) and limited to
+ * offset + limit in id order on PostgreSQL (Merge Append over each arm's index scan; bare arms it
+ * would read whole and sort). `only`: just these member projects of a `scope=all` listing.
+ */
+export async function walk(
+  ctx: EventContext,
+  query: EventQuery,
+  w: Walk,
+  only?: readonly number[],
+): Promise<WalkQuery | null> {
+  const q = await judged(ctx, query);
+  const parts = (await memberParts(ctx, q, only)) ?? (await authorParts(ctx, q));
+  if (!parts) return single(ctx, q, w);
+  if (parts.length === 0) return null;
+  if (parts.length === 1) return single(ctx, parts[0]!, w);
+  const per = { ...w, limit: w.limit + (w.offset ?? 0), offset: 0 };
+  const arms = parts.map((part) =>
+    ctx.dialect === 'sqlite'
+      ? bounded(ctx, part, w)
+      : (ctx.db.selectFrom(single(ctx, part, per).as('run')).selectAll() as unknown as WalkQuery),
+  );
+  let merged = arms.reduce((all, arm) => all.unionAll(arm));
+  // The compound's ORDER BY names a result column, which is what SQLite accepts there.
+  if (!w.unordered) merged = merged.orderBy('id', w.descending ? 'desc' : 'asc');
+  merged = merged.limit(w.limit);
+  return w.offset ? merged.offset(w.offset) : merged;
+}
+
+/** The query with `clearOfPrivateGuest` settled for a signed-in viewer's joined walks. */
+export async function judged(ctx: EventContext, q: EventQuery): Promise<EventQuery> {
+  if (q.source.kind === 'project' || q.clearOfPrivateGuest !== undefined) return q;
+  if (!q.viewer || q.viewer.admin) return q;
+  return { ...q, clearOfPrivateGuest: !(await hidesMergeRequestNotes(ctx, q)) };
+}
+
+/** The per-project walks a `scope=all` listing merges; null: not one, or one joined walk. */
+export async function memberParts(
+  ctx: EventContext,
+  q: EventQuery,
+  only?: readonly number[],
+): Promise<EventQuery[] | null> {
+  if (q.source.kind !== 'memberships') return null;
+  let projects = await memberProjects(ctx, q.source.userId, dayOf(q));
+  if (projects.length > MAX_MERGED_PROJECTS) return null;
+  if (only) projects = projects.filter((p) => only.includes(p.projectId));
+  return projects.map((p) => ({ ...q, source: { kind: 'project', ...p } }));
+}
+
+/**
+ * A user's listing as walks of the projects the viewer may read, when most of the user's events
+ * are hidden from the viewer (one joined walk would step over more than it returns; migration
+ * 019). Null: one joined walk (an admin; mostly readable; too many projects). The user's projects
+ * and their sizes come from the event tallies, committed with the events they count.
+ */
+async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery[] | null> {
+  const { source, viewer } = q;
+  if (source.kind !== 'author' || viewer?.admin) return null;
+  // One joined walk is exact whatever the user's projects are, so that choice is kept a while;
+  // merged walks need every project of the user, so they are chosen afresh each time.
+  const kept = ctx.oneWalk;
+  const key = `${source.userId}:${viewer?.userId ?? ''}`;
+  const now = Date.now();
+  if ((kept.get(key) ?? 0) > now) return null;
+  const authored = await ctx.db
+    .selectFrom('event_tallies as t')
+    .innerJoin('projects as p', 'p.id', 't.project_id')
+    .select((eb) => ['t.project_id', 'p.visibility', eb.fn.sum<number>('t.n').as('n')])
+    .where('t.author_id', '=', source.userId)
+    .groupBy(['t.project_id', 'p.visibility'])
+    .execute();
+  const levels = new Map(
+    viewer
+      ? (await memberProjects(ctx, viewer.userId, dayOf(q))).map((p) => [
+          p.projectId,
+          p.accessLevel,
+        ])
+      : [],
+  );
+  let hidden = 0;
+  let shown = 0;
+  const readable = authored.filter((p) => {
+    const level = levels.get(p.project_id) ?? null;
+    const ok = canReadProject(p.visibility as Visibility, viewer, level);
+    if (ok) shown += Number(p.n);
+    else hidden += Number(p.n);
+    return ok;
+  });
+  if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) {
+    if (kept.size >= ONE_WALK_ENTRIES) kept.clear();
+    kept.set(key, now + ONE_WALK_KEPT_MS);
+    return null;
+  }
+  return readable.map((p) => ({
+    ...q,
+    source: {
+      kind: 'project',
+      projectId: p.project_id,
+      visibility: p.visibility,
+      accessLevel: levels.get(p.project_id) ?? null,
+      authorId: source.userId,
+    },
+  }));
+}
+
+/** The walk behind a window of a listing in its sort order (`fromId`: a checkpoint to start at). */
+export function walkOf(q: EventQuery, window: EventWindow, fromId: number | null): Walk {
+  const asc = q.filter.sort === 'asc';
+  if (window.kind === 'offset') {
+    const { limit, offset } = window;
+    if (fromId === null) return { descending: !asc, limit, offset };
+    const bound = { id: fromId, inclusive: true };
+    return { descending: !asc, ...(asc ? { lower: bound } : { upper: bound }), limit, offset };
+  }
+  // Keyset: afterId is beyond in sort order, beforeId before it; reverse walks from the far end.
+  const w: Walk = { descending: window.reverse ? asc : !asc, limit: window.limit };
+  const beyond = (id: number) => ({ id, inclusive: false });
+  if (window.afterId !== undefined) w[asc ? 'lower' : 'upper'] = beyond(window.afterId);
+  if (window.beforeId !== undefined) w[asc ? 'upper' : 'lower'] = beyond(window.beforeId);
+  return w;
+}
+
+/** One window of events in sort order. */
+export async function list(
+  ctx: EventContext,
+  q: EventQuery,
+  window: EventWindow,
+  fromId: number | null,
+): Promise<EventRow[]> {
+  const query = await walk(ctx, q, walkOf(q, window, fromId));
+  if (!query) return [];
+  const rows = await query.execute();
+  return window.kind === 'keyset' && window.reverse ? rows.reverse() : rows;
+}
+
+/** The id `skip` rows past `fromId` (inclusive) in sort order, or past the start: checkpoints. */
+export async function idAt(
+  ctx: EventContext,
+  q: EventQuery,
+  fromId: number | null,
+  skip: number,
+): Promise<number | null> {
+  const w = walkOf(q, { kind: 'offset', offset: skip, limit: 1 }, fromId);
+  const row = await (await walk(ctx, q, { ...w, idsOnly: true }))?.executeTakeFirst();
+  return row ? row.id : null;
+}
+
+/** The listing's events above `afterId` (up to `upTo`), oldest first: bringing a listing forward. */
+export async function since(
+  ctx: EventContext,
+  q: EventQuery,
+  afterId: number,
+  limit: number,
+  projects?: readonly number[],
+): Promise<EventRow[]> {
+  const lower = { id: afterId, inclusive: false };
+  const query = await walk(ctx, q, { lower, descending: false, limit }, projects);
+  return query ? query.execute() : [];
+}

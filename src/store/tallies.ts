@@ -1,0 +1,29 @@
+/**
+ * The event tallies (migrations 017, 018) as the live store knows them: their tables, SQLite's
+ * trigger names, and how to tally every event afresh. The migrations keep their own copies, as
+ * written then.
+ */
+
+/** Every tally table: bulk loads empty and refill them, `Store.settle` vacuums them. */
+export const TALLY_TABLES = ['event_tallies', 'issue_event_tallies', 'confidential_tallies'];
+
+/** SQLite's tally triggers are named from this prefix (bulk loads set them aside). */
+export const SQLITE_TALLY_TRIGGER_PREFIX = 'events_tally_';
+
+const TARGET = "coalesce(target_type, '')";
+
+/** Statements that fill the emptied tallies from the events and issues as they stand. */
+export const RETALLY = [
+  `INSERT INTO event_tallies (project_id, author_id, action, target_type, n)
+    SELECT project_id, author_id, action, ${TARGET}, count(*) FROM events
+    GROUP BY project_id, author_id, action, ${TARGET}`,
+  `INSERT INTO issue_event_tallies (issue_id, project_id, author_id, action, target_type, n)
+    SELECT issue_id, project_id, author_id, action, ${TARGET}, count(*) FROM events
+    WHERE issue_id IS NOT NULL GROUP BY issue_id, project_id, author_id, action, ${TARGET}`,
+  // From the per-issue tallies just made, for the issues that are confidential.
+  `INSERT INTO confidential_tallies (project_id, author_id, action, target_type, n)
+    SELECT t.project_id, t.author_id, t.action, t.target_type, sum(t.n)
+    FROM issue_event_tallies t JOIN issues ci ON ci.id = t.issue_id AND ci.project_id = t.project_id
+    WHERE ci.confidential = 1
+    GROUP BY t.project_id, t.author_id, t.action, t.target_type`,
+];
