@@ -18,6 +18,8 @@ import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
 import { startBackgroundJobs } from './background.js';
 import { establishReadContext } from './http/read-context.js';
+import { conditionalRequests } from './http/conditional.js';
+import { credentialRequests } from './http/credentials.js';
 import { registerCors } from './http/cors.js';
 import { sendJson } from './http/json.js';
 import { operationsEndpoints } from './http/operations.js';
@@ -170,6 +172,9 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
   }
   // First of all: when the request came (PostgreSQL), before anything reads the database.
   establishReadContext(app, services);
+  // Per-request state (credentials, the response cache's place) lives on the request.
+  credentialRequests(app);
+  conditionalRequests(app, services);
   // Every-request hooks take callbacks rather than promises: one less promise per hook.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

@@ -2,13 +2,13 @@
  * The Atom face, at GitLab's paths: `/:username.atom`, `/:namespace/…/:project.atom` (nested
  * groups) and `/dashboard/projects.atom`. Each feed is the newest 20 events of the same listing
  * the API serves for that source and reader (so visibility is exactly the API's), presented as
- * Atom, tagged for conditional polling like the API's lists (http/conditional.ts).
+ * Atom, tagged for conditional polling and kept like the API's lists (http/conditional.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ServiceError, UnauthenticatedError } from '../domain/errors.js';
 import { projectWebUrl, userWebUrl } from '../domain/links.js';
 import { type Problem, errorHandler } from '../http/errors.js';
-import { answerIfNotModified, tagResponses } from '../http/conditional.js';
+import { send, validators } from '../http/conditional.js';
 import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import { type Feed, renderAtom } from './atom.js';
@@ -70,9 +70,8 @@ export function atomFeeds(services: Services, revision: string) {
           .send(`${problemText(problem)}\n`),
       ),
     );
-    tagResponses(app, services);
 
-    /** Authenticate, answer 304 when current, else list and render. */
+    /** Authenticate, describe the feed (its source found once), one call, render. */
     async function serve(
       request: FastifyRequest,
       reply: FastifyReply,
@@ -85,20 +84,24 @@ export function atomFeeds(services: Services, revision: string) {
       const reader = await feedReader(services, request, reply);
       const viewer = reader?.viewer ?? null;
       const { source, feed } = await describe(reader);
-      const resolved = await activity.resolve(source, { sort: 'desc' }, viewer);
-      const mark = await activity.mark(resolved);
-      const list = { kind: 'atom', revision, viewer, mark };
-      if (await answerIfNotModified(services, request, reply, list)) return reply;
-      const page = await activity.listPage(resolved, { page: 1, perPage: ENTRIES });
-      const entries = page.events.map((event) => feedEntry(event, base));
-      const body = renderAtom({
-        ...feed,
-        // The feed's own address, without the query (and so without credentials).
-        self: `${base}${request.url.split('?')[0]!}`,
-        updated: entries[0]?.updated ?? feed.created,
-        entries,
+      const answer = await activity.read({
+        source,
+        filter: { sort: 'desc' },
+        page: { page: 1, perPage: ENTRIES },
+        viewer,
+        validators: validators(request, { kind: 'atom', revision, viewer }),
       });
-      return reply.code(200).header('content-type', ATOM_TYPE).send(body);
+      return send(request, reply, answer, (page) => {
+        const entries = page.events.map((event) => feedEntry(event, base));
+        reply.header('content-type', ATOM_TYPE);
+        return renderAtom({
+          ...feed,
+          // The feed's own address, without the query (and so without credentials).
+          self: `${base}${request.url.split('?')[0]!}`,
+          updated: entries[0]?.updated ?? feed.created,
+          entries,
+        });
+      });
     }
 
     app.get('/dashboard/projects.atom', (request, reply) =>
@@ -123,7 +126,7 @@ export function atomFeeds(services: Services, revision: string) {
         const user = await activity.findUser(request.params.username!);
         const page = userWebUrl(config.externalUrl, user);
         return {
-          source: { kind: 'user', idOrUsername: String(user.id) },
+          source: { kind: 'user', user },
           feed: {
             id: page,
             title: `${user.username} activity`,
@@ -141,10 +144,11 @@ export function atomFeeds(services: Services, revision: string) {
         serve(request, reply, async (reader) => {
           const fullPath = names.map((n) => request.params[n]!).join('/');
           const viewer = reader?.viewer ?? null;
-          const { project } = await activity.findProject(fullPath, viewer);
+          const found = await activity.findProject(fullPath, viewer);
+          const { project } = found;
           const page = projectWebUrl(config.externalUrl, project);
           return {
-            source: { kind: 'project', idOrPath: String(project.id) },
+            source: { kind: 'project', project: found },
             feed: {
               id: page,
               title: `${projectTitle(project.fullPath)} activity`,

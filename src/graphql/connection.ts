@@ -4,7 +4,7 @@
  * rule REST uses.
  */
 import { dayBounds, type EventFilter } from '../domain/filters.js';
-import type { EventListing } from '../services/activity/activity.js';
+import type { ReaderSource } from '../services/activity/activity-reader.js';
 import type { GraphQLContext } from './context.js';
 import { encodeCursor } from './ids.js';
 import { pageWindow, type RawPageArgs } from './pagination.js';
@@ -20,20 +20,26 @@ export function toEventFilter(input: EventFilterInput | null | undefined): Event
   return filter;
 }
 
-/** One page of a listing. */
+/** One page of a source's events: the reader's one call, presented as a connection. */
 export async function eventConnection(
   ctx: GraphQLContext,
-  listing: EventListing,
+  source: ReaderSource,
+  filter: EventFilter,
   args: RawPageArgs,
 ): Promise<EventConnectionType> {
   const window = pageWindow(args);
-  const asc = listing.sort === 'asc';
+  const asc = filter.sort === 'asc';
   const bounds = {
     ...(window.afterId !== undefined ? { afterId: window.afterId } : {}),
     ...(window.beforeId !== undefined ? { beforeId: window.beforeId } : {}),
   };
   const forward = window.direction === 'forward';
-  let views = await listing.window({ ...bounds, limit: window.size + 1, reverse: !forward });
+  const listing = await ctx.reader.events(source, filter, {
+    ...bounds,
+    limit: window.size + 1,
+    reverse: !forward,
+  });
+  let views = listing.events;
   const more = views.length > window.size;
   if (more) views = forward ? views.slice(0, window.size) : views.slice(views.length - window.size);
 

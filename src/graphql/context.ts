@@ -4,7 +4,7 @@ import { UnauthenticatedError } from '../domain/errors.js';
 import { projectLinksOf } from '../domain/links.js';
 import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
-import type { ActivityReader, EventReads, EventView } from '../services/activity/activity.js';
+import type { ActivityReader, EventView, Mark } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import type { LiveActivity } from '../services/live/live-activity.js';
 import type { Principal } from '../services/accounts/credentials.js';
@@ -61,7 +61,7 @@ export function createContext(
   eventModels?: WeakMap<EventView, EventType>,
   cost: { score: number; limit: number } = { score: 0, limit: 0 },
   writeRequest: WriteRequest = { idempotent: null, replayed: () => undefined },
-  reads: EventReads | null = null,
+  marks: Mark[] | null = null,
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
   const authorizeWrite = (): Principal => {
@@ -72,7 +72,7 @@ export function createContext(
   const context: GraphQLContext = {
     principal,
     viewer,
-    reader: services.activity.reader(viewer, principal?.user ?? null, reads),
+    reader: services.activity.reader(viewer, principal?.user ?? null, marks),
     present: new Presenter(projectLinksOf(services.config), eventModels),
     log,
     cost,

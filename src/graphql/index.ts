@@ -4,13 +4,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
-import type { EventReads, EventView } from '../services/activity/activity.js';
+import type { EventView, Mark } from '../services/activity/activity.js';
 import type { IdempotentRequest } from '../services/content/content.js';
 import { acceptBrowserSessions } from '../http/credentials.js';
 import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
-import { answerIfNotModified, tagResponses, untagged } from '../http/conditional.js';
+import { type CacheKey, answerFromKept, sendComputed } from '../http/conditional.js';
 import { readsAsOfArrival } from '../http/read-context.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
@@ -23,7 +23,6 @@ import {
 } from './errors.js';
 import { explorerRoutes } from './explorer/routes.js';
 import { Gate, type Prepared } from './gate.js';
-import { ResultCache } from './result-cache.js';
 import { liveSocket } from './live-socket.js';
 import { graphqlSchema } from './schema.js';
 import type { EventType } from './types/event.js';
@@ -58,7 +57,6 @@ export function graphqlApi(services: Services, revision = '') {
     const schema = await graphqlSchema();
     const gate = new Gate(schema, services);
     const eventModels = new WeakMap<EventView, EventType>();
-    const results = new ResultCache(config.pageCache);
     const execute: Executor =
       config.graphqlEngine === 'apollo'
         ? // Engines load on demand: only the selected one's code is in memory.
@@ -74,8 +72,6 @@ export function graphqlApi(services: Services, revision = '') {
         paths.has(request.url.split('?')[0]!),
       );
       limitRequests(api, services, (max) => ({ message: RATE_LIMIT_TEXT(max) }));
-      // GET queries answer If-None-Match like the REST lists (http/conditional.ts).
-      tagResponses(api, services);
       api.setErrorHandler(
         errorHandler('graphql', (problem, reply) => {
           switch (problem.kind) {
@@ -130,39 +126,19 @@ export function graphqlApi(services: Services, revision = '') {
         });
       }
 
+      /**
+       * A query's answer is kept in the response cache (http/conditional.ts) under its document
+       * (text, operation, variables), who asks (user, admin flag and token scopes: a missing scope
+       * is a field error) and the Accept header (Apollo picks the content type by it), and stands
+       * while the marks it read stand: the listing version (every other field reads tables whose
+       * writes move it), each listing it paged through, the head after a read by id.
+       */
       async function respond(request: FastifyRequest, reply: FastifyReply, prepared: Prepared) {
-        const key = results.admit(prepared);
-        const tagged = request.method === 'GET' && prepared.operation === 'query';
-        // One reading of the marks, before anything is computed: the tag's, and those a kept
-        // answer is checked against and an answer computed now is kept under.
-        const marks = tagged || key !== null ? await services.activity.versionMarks() : null;
-        // A GET query is a function of its URL (query, variables, operation name), who asks
-        // (user and scopes: a missing scope is a field error), the Accept header (Apollo
-        // picks the content type by it) and the data: the head mark covers the data, since
-        // every GraphQL field reads events or tables whose writes move the listing version.
-        if (tagged && marks) {
-          const { principal } = prepared;
-          const list = {
-            kind: `graphql:${config.graphqlEngine}`,
-            revision,
-            viewer: principal?.viewer ?? null,
-            mark: marks.head,
-            extra: [
-              principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
-              request.headers.accept ?? '',
-            ],
-          };
-          if (await answerIfNotModified(services, request, reply, list)) return reply;
-        }
-        const caching =
-          key === null || !marks
-            ? null
-            : { key, before: marks, reads: { listings: [], byId: false } as EventReads };
-        if (caching) {
-          const hit = await results.get(caching.key, caching.before);
-          services.metrics.cacheLookup('graphql_result', hit !== undefined);
-          if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
-        }
+        const query = prepared.operation === 'query';
+        const key = query ? cacheKey(prepared) : null;
+        if (key && (await answerFromKept(request, reply, key))) return reply;
+        // Read before anything is computed: a write meanwhile can only make them older.
+        const marks: Mark[] | null = query ? [await services.activity.versionMark()] : null;
         const context = createContext(
           services,
           prepared.principal,
@@ -173,16 +149,34 @@ export function graphqlApi(services: Services, revision = '') {
             idempotent: idempotentRequest(request, prepared),
             replayed: () => reply.header('idempotent-replayed', 'true'),
           },
-          caching?.reads ?? null,
+          marks,
         );
         const outcome = await execute(request, prepared, context);
-        // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.
-        if (outcome.failed) untagged(request);
         reply.code(outcome.status).header('content-type', outcome.contentType);
-        if (!caching || outcome.failed || outcome.status !== 200) return reply.send(outcome.body);
-        const cached = { contentType: outcome.contentType, body: Buffer.from(outcome.body) };
-        results.set(caching.key, cached, caching.before, caching.reads);
-        return reply.send(cached.body);
+        // Errors may be passing (a timeout, a failed lookup): never tag or keep them.
+        if (!key || !marks || outcome.failed || outcome.status !== 200) {
+          return reply.send(outcome.body);
+        }
+        return sendComputed(request, reply, key, marks, Buffer.from(outcome.body));
+      }
+
+      function cacheKey(prepared: Prepared): CacheKey {
+        const { principal } = prepared;
+        return {
+          kind: `graphql:${config.graphqlEngine}`,
+          metric: 'graphql_result',
+          revision,
+          viewer: principal?.viewer ?? null,
+          document: JSON.stringify([
+            prepared.source,
+            prepared.operationName ?? null,
+            prepared.variables ?? null,
+          ]),
+          extra: [
+            principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
+            prepared.accept ?? '',
+          ],
+        };
       }
     });
 

@@ -37,7 +37,23 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
   };
 }
 
-const principals = new WeakMap<FastifyRequest, Promise<Principal | null>>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's principal, verified once however many hooks and handlers ask. */
+    principal: Promise<Principal | null> | null;
+    /** Its route takes a signed-in browser session (acceptBrowserSessions). */
+    acceptsSession: boolean;
+    /** Its URL carries a credential (markCredentialInUrl): nothing built from it is kept. */
+    credentialInUrl: boolean;
+  }
+}
+
+/** The request's credential state, on the request (once per server). */
+export function credentialRequests(app: FastifyInstance): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('acceptsSession', false);
+  app.decorateRequest('credentialInUrl', false);
+}
 
 /**
  * The browser session path (GraphiQL): the session cookie counts only beside this header holding
@@ -52,13 +68,11 @@ export const FORM_CSRF_PURPOSE = 'form';
 /** Scopes of a browser session on GraphQL: reading, as the signed-in user. */
 const SESSION_SCOPES: readonly Scope[] = ['read_api'];
 
-/** Requests of routes that take a browser session (marked by acceptBrowserSessions). */
-const sessionRoutes = new WeakSet<FastifyRequest>();
-
 /** Lets this plugin's routes authenticate a signed-in browser session with its CSRF header. */
 export function acceptBrowserSessions(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    sessionRoutes.add(request);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.acceptsSession = true;
+    done();
   });
 }
 
@@ -141,17 +155,15 @@ export function principalOf(
   services: Services,
   request: FastifyRequest,
 ): Promise<Principal | null> {
-  let principal = principals.get(request);
-  if (!principal) {
+  if (!request.principal) {
     const presented = presentedCredentials(request);
     const csrf = request.headers[SESSION_CSRF_HEADER];
-    principal =
-      !hasToken(presented) && sessionRoutes.has(request) && typeof csrf === 'string'
+    request.principal =
+      !hasToken(presented) && request.acceptsSession && typeof csrf === 'string'
         ? sessionPrincipal(services, request, csrf)
         : readsAsOfArrival(services, request, () => services.credentials.authenticate(presented));
-    principals.set(request, principal);
   }
-  return principal;
+  return request.principal;
 }
 
 /**
@@ -192,21 +204,22 @@ export function socketPrincipal(
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Marks a response whose URL carries a credential (a token read from the query string): no cache
- * may keep it (RFC 6750 §2.3). Every face that reads such a credential marks the response before
+ * Marks a request whose URL carries a credential (a token read from the query string): no cache
+ * may keep its response (RFC 6750 §2.3). Every face that reads such a credential marks it before
  * anything is built from the URL.
  */
 export function markCredentialInUrl(reply: FastifyReply): void {
+  reply.request.credentialInUrl = true;
   reply.header('cache-control', 'no-store');
 }
 
 /**
- * Whether the response's URL carries a credential (it was marked): then nothing built from the URL
+ * Whether the request's URL carries a credential (it was marked): then nothing built from the URL
  * is kept in memory either (pagination headers, version tags, kept responses), so no secret
  * outlives its request.
  */
-export function urlCarriesCredential(reply: FastifyReply): boolean {
-  return reply.getHeader('cache-control') === 'no-store';
+export function urlCarriesCredential(of: FastifyRequest | FastifyReply): boolean {
+  return ('request' in of ? of.request : of).credentialInUrl;
 }
 
 /**

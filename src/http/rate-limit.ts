@@ -43,6 +43,7 @@ function sharedStore(budget: RequestBudget): FastifyRateLimitStoreCtor {
  * it to the API faces and the web face applies its page budget (web/page-limit.ts).
  */
 export async function registerRateLimit(app: FastifyInstance, services: Services): Promise<void> {
+  app.decorateRequest('budgetKey', null);
   const { rateLimit: apiLimit, pageRateLimit } = services.config;
   if (apiLimit <= 0 && pageRateLimit <= 0) return;
   await app.register(rateLimit, {
@@ -53,8 +54,12 @@ export async function registerRateLimit(app: FastifyInstance, services: Services
   });
 }
 
-/** The budget key each limited request was counted under (for refunds). */
-const spentKeys = new WeakMap<FastifyRequest, string>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The budget key a limited request was counted under, until it is refunded. */
+    budgetKey: string | null;
+  }
+}
 
 /** Whose budget a request spends: its verified user, else its address. */
 async function budgetKey(services: Services, request: FastifyRequest): Promise<string> {
@@ -81,7 +86,7 @@ export function limitRequests(
       timeWindow: WINDOW_MS,
       keyGenerator: async (request) => {
         const key = await budgetKey(services, request);
-        spentKeys.set(request, key);
+        request.budgetKey = key;
         return key;
       },
       errorResponseBuilder: (_request, context) => ({ statusCode: 429, ...body(context.max) }),
@@ -106,9 +111,9 @@ export async function refundRequest(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const key = spentKeys.get(request);
-  if (key === undefined) return;
-  spentKeys.delete(request);
+  const key = request.budgetKey;
+  if (key === null) return;
+  request.budgetKey = null;
   await services.requestBudget.refund(key, WINDOW_MS);
   const remaining = Number(reply.getHeader('x-ratelimit-remaining'));
   if (Number.isFinite(remaining)) {

@@ -1,8 +1,8 @@
 /**
  * The Events API: `/events`, `/users/:id/events`, `/projects/:id/events` (and `/:id/events`, the
  * specification's older form). Each route reads like GitLab's endpoint file: declare the
- * parameters → authenticate → answer 304 if the client's ETag is current → call the activity
- * service → present.
+ * parameters → authenticate → one call to the activity service → present. Conditional requests
+ * and kept responses are http/conditional.ts's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { eventFilterOf } from '../domain/filters.js';
@@ -13,18 +13,13 @@ import type { Viewer } from '../domain/visibility.js';
 import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
-import {
-  type Remark,
-  answerFromKept,
-  answerIfNotModified,
-  tagResponses,
-} from '../http/conditional.js';
+import { type CacheKey, answerFromKept, send, validators } from '../http/conditional.js';
 import type { Scope } from '../domain/scopes.js';
 import { setPaginationHeaders } from './pagination.js';
 import { EVENT_LIST_QUERY, type EventListQuery, ID_PARAM } from './params.js';
 import { presentEvent } from './present.js';
 import type { NormalizedQuery } from './query.js';
-import { itemJson, sendJsonList } from './respond.js';
+import { itemJson, jsonList } from './respond.js';
 
 type ListRequest = FastifyRequest<{ Querystring: EventListQuery }>;
 type SourceRoute = { Querystring: EventListQuery; Params: { id: string } };
@@ -32,7 +27,7 @@ type SourceRequest = FastifyRequest<SourceRoute>;
 
 const LIST = { schema: { querystring: EVENT_LIST_QUERY } };
 const BY_ID = { schema: { params: ID_PARAM, querystring: EVENT_LIST_QUERY } };
-/** The version tags' kind for these lists. */
+/** The response cache's kind for these lists. */
 const KIND = 'rest-events';
 
 /**
@@ -50,8 +45,7 @@ const PROJECT_ACCESS: Access = { scopes: ENDPOINT_SCOPES.project, required: fals
 export function eventRoutes(app: FastifyInstance, services: Services, revision: string): void {
   const { activity, config } = services;
   const eventJson = itemJson(presentEvent, config.pageCache);
-  // Every list answers `If-None-Match` (ETag, 304, X-Poll-Interval: see http/conditional.ts).
-  tagResponses(app, services);
+  const keyOf = (viewer: Viewer | null): CacheKey => ({ kind: KIND, revision, viewer });
 
   /** One page of a source's events, with GitLab's pagination headers. */
   async function list(
@@ -63,30 +57,34 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     const { query } = request;
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);
-    const resolved = await activity.resolve(source, filter, viewer);
-    const mark = await activity.mark(resolved, page);
-    const remark: Remark = () => activity.remark(resolved, page);
-    const list = { kind: KIND, revision, viewer, mark, remark };
-    if (await answerIfNotModified(services, request, reply, list)) return reply;
-    const listing = await activity.listPage(resolved, page);
-    const path = request.url.split('?')[0]!;
-    setPaginationHeaders(
-      reply,
-      {
-        page: page.page,
-        perPage: page.perPage,
-        total: listing.total,
-        hasNext: listing.hasNext,
-        count: listing.events.length,
-      },
-      config.externalUrl,
-      path,
-      query as NormalizedQuery,
-      { sort: filter.sort },
-      request.url,
-    );
-    const links = projectLinksOf(config);
-    return sendJsonList(reply, listing.events, (e) => eventJson(e, links));
+    const answer = await activity.read({
+      source,
+      filter,
+      page,
+      viewer,
+      validators: validators(request, keyOf(viewer)),
+    });
+    return send(request, reply, answer, (listing) => {
+      const path = request.url.split('?')[0]!;
+      setPaginationHeaders(
+        reply,
+        {
+          page: page.page,
+          perPage: page.perPage,
+          total: listing.total,
+          hasNext: listing.hasNext,
+          count: listing.events.length,
+        },
+        config.externalUrl,
+        path,
+        query as NormalizedQuery,
+        { sort: filter.sort },
+        request.url,
+      );
+      const links = projectLinksOf(config);
+      reply.header('content-type', 'application/json');
+      return jsonList(listing.events, (e) => eventJson(e, links));
+    });
   }
 
   /** Authenticates for one of these lists, as its route does. */
@@ -95,22 +93,19 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
 
   /**
    * Runs before the route reads its parameters: a repeated request is answered from the response
-   * kept for its URL and viewer while the listing's mark stands (http/conditional.ts
-   * `answerFromKept`), which skips the parameters' checks and the listing's resolution. Failing
-   * credentials are left to the handler, which meets them again and answers in the API's shape.
+   * kept for its URL and viewer while its mark stands (http/conditional.ts `answerFromKept`).
+   * Failing credentials are left to the handler, which meets them again and answers in the API's
+   * shape.
    */
   const fromKept = (access: Access) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'GET' || !config.pageCache) return;
     let viewer: Viewer | null;
     try {
-      const principal = await signIn(request, reply, access);
-      viewer = principal?.viewer ?? null;
+      viewer = (await signIn(request, reply, access))?.viewer ?? null;
     } catch {
       return;
     }
-    if (await answerFromKept(services, request, reply, { kind: KIND, revision, viewer })) {
-      return reply;
-    }
+    if (await answerFromKept(request, reply, keyOf(viewer))) return reply;
   };
 
   app.get(

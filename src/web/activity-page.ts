@@ -6,7 +6,13 @@
 import type { FastifyReply } from 'fastify';
 import { ACTIVITY_TABS, TAB_LABELS, tabKinds } from '../domain/activity-tabs.js';
 import type { EventFilter } from '../domain/filters.js';
-import type { EventListing, EventView } from '../services/activity/activity.js';
+import type {
+  ActivityService,
+  ActivitySource,
+  EventView,
+  KeysetWindow,
+} from '../services/activity/activity.js';
+import type { Viewer } from '../domain/visibility.js';
 import { type ActivityParams, activityHref } from './activity-params.js';
 import { eventItem } from './event-item.js';
 import { type FeedLink, type Html, type Nav, html, layout, sendHtml } from './html.js';
@@ -21,7 +27,8 @@ const NEW_ROWS = 50;
 export interface ActivityFeed {
   /** The page's path, e.g. `/acme/api/activity`. */
   path: string;
-  listing(filter: EventFilter): EventListing;
+  source: ActivitySource;
+  viewer: Viewer | null;
   /** `eventCreated`'s arguments for this page. */
   subscribe: { project?: string; user?: string };
   empty: string;
@@ -143,20 +150,24 @@ function feedButton(atom: FeedLink): Html {
  * on the page), a page of older rows, or the whole page.
  */
 export async function sendActivity(
+  activity: ActivityService,
   reply: FastifyReply,
   feed: ActivityFeed,
   params: ActivityParams,
   frame: PageFrame,
 ): Promise<FastifyReply> {
+  const read = async (sort: 'asc' | 'desc', page: KeysetWindow) => {
+    const { source, viewer } = feed;
+    const answer = await activity.read({ source, filter: filterOf(params, sort), page, viewer });
+    return answer.notModified ? [] : answer.page.events;
+  };
   if (params.after !== undefined) {
-    const listing = feed.listing(filterOf(params, 'asc'));
-    const found = await listing.window({ afterId: params.after, limit: NEW_ROWS + 1 });
+    const found = await read('asc', { afterId: params.after, limit: NEW_ROWS + 1 });
     const more = found.length > NEW_ROWS;
     const events = found.slice(0, NEW_ROWS).reverse();
     return sendHtml(reply, 200, rows(events, frame, more, null), avatarImageSources(frame.avatars));
   }
-  const listing = feed.listing(filterOf(params, 'desc'));
-  const found = await listing.window({
+  const found = await read('desc', {
     ...(params.before === undefined ? {} : { afterId: params.before }),
     limit: PAGE_SIZE + 1,
   });

@@ -14,7 +14,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { calendarDays, dayKey } from '../domain/calendar.js';
 import { NotFoundError } from '../domain/errors.js';
 import { projectDisplayName } from '../domain/event-wording.js';
-import { canReadUserProfile, viewerOf } from '../domain/visibility.js';
+import { type Viewer, canReadUserProfile, viewerOf } from '../domain/visibility.js';
+import { CONTRIBUTIONS } from '../domain/activity-tabs.js';
 import { isUsername } from '../domain/account-names.js';
 import { browserSessionToken } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
@@ -133,6 +134,17 @@ function activityHandlers(services: Services) {
   const { activity } = services;
   const subpages = projectSubpages(services, (request) => optionalContext(services, request));
 
+  /** A user's contributions the viewer may see, per UTC day from `first` (days since 1970). */
+  async function contributions(user: UserView, viewer: Viewer | null, first: number) {
+    const answer = await activity.read({
+      source: { kind: 'user', user },
+      filter: { sort: 'desc', kinds: CONTRIBUTIONS, createdFrom: first * 86_400_000 },
+      page: { perDay: true },
+      viewer,
+    });
+    return answer.notModified ? [] : answer.page;
+  }
+
   async function script(request: FastifyRequest, reply: FastifyReply) {
     const script = await liveScript();
     if ((request.params as { file: string }).file !== script.file) return reply.callNotFound();
@@ -158,7 +170,8 @@ function activityHandlers(services: Services) {
     const viewer = viewerOf(ctx.user);
     const feed: ActivityFeed = {
       path: '/dashboard/activity',
-      listing: (filter) => activity.viewerListing(viewer, 'all', filter),
+      source: { kind: 'viewer', scope: 'all' },
+      viewer,
       subscribe: {},
       empty: 'No activity in your projects yet.',
     };
@@ -168,6 +181,7 @@ function activityHandlers(services: Services) {
     </header>`;
     const atom = { path: '/dashboard/projects.atom', title: 'Your projects’ activity' };
     return sendActivity(
+      activity,
       reply,
       feed,
       params,
@@ -183,11 +197,7 @@ function activityHandlers(services: Services) {
     if (!user) return reply.callNotFound();
     const ctx = await optionalContext(services, request);
     const range = calendarDays(services.clock.now());
-    const days = await activity.contributionDays(
-      user,
-      ctx ? viewerOf(ctx.user) : null,
-      range.first * 86_400_000,
-    );
+    const days = await contributions(user, ctx ? viewerOf(ctx.user) : null, range.first);
     const body: Record<string, number> = {};
     for (const { day, count } of days.sort((a, b) => a.day - b.day)) {
       if (day >= range.first && day <= range.last) body[dayKey(day)] = count;
@@ -208,14 +218,15 @@ function activityHandlers(services: Services) {
     const readable = canReadUserProfile(user, viewer);
     const feed: ActivityFeed = {
       path: `/${user.username}`,
-      listing: (filter) => activity.userListing(user, filter, viewer),
+      source: { kind: 'user', user },
+      viewer,
       subscribe: { user: user.username },
       empty: readable ? 'No activity yet.' : profileNotice(user),
     };
     let aside;
     if (readable && params.before === undefined && params.after === undefined) {
       const range = calendarDays(services.clock.now());
-      const days = await activity.contributionDays(user, viewer, range.first * 86_400_000);
+      const days = await contributions(user, viewer, range.first);
       aside = calendarSection(new Map(days.map((d) => [d.day, d.count])), range, {
         path: feed.path,
         tab: params.tab,
@@ -229,7 +240,7 @@ function activityHandlers(services: Services) {
     const title = readable ? `${user.name} (@${user.username})` : `@${user.username}`;
     const atom = { path: `/${user.username}.atom`, title: `${user.username} activity` };
     const frame = await frameOf(services, request, ctx, title, header, atom);
-    return sendActivity(reply, feed, params, aside ? { ...frame, aside } : frame);
+    return sendActivity(activity, reply, feed, params, aside ? { ...frame, aside } : frame);
   }
 
   async function projectPage(request: FastifyRequest, reply: FastifyReply, segments: string[]) {
@@ -250,7 +261,8 @@ function activityHandlers(services: Services) {
     const { project } = found;
     const feed: ActivityFeed = {
       path: `/${path}`,
-      listing: (filter) => activity.projectListing(found, filter, viewer),
+      source: { kind: 'project', project: found },
+      viewer,
       subscribe: { project: project.fullPath },
       empty: 'No activity in this project yet.',
     };
@@ -263,6 +275,7 @@ function activityHandlers(services: Services) {
     const title = `${project.name} · ${project.fullPath}`;
     const atom = { path: `/${project.fullPath}.atom`, title: `${project.name} activity` };
     return sendActivity(
+      activity,
       reply,
       feed,
       params,

@@ -51,15 +51,20 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
     const ctx = pageContext(services, session, user);
     const viewer = viewerOf(user);
     const { activity } = services;
-    const own = await activity.resolve({ kind: 'viewer' }, { sort: 'desc' }, viewer);
-    const feed = await activity.listPage(own, { page: 1, perPage: FEED_SIZE });
+    const answer = await activity.read({
+      source: { kind: 'viewer' },
+      filter: { sort: 'desc' },
+      page: { page: 1, perPage: FEED_SIZE },
+      viewer,
+    });
+    const events = answer.notModified ? [] : answer.page.events;
     const body = html`<section class="card">
         <h1>Your activity</h1>
         ${
-          feed.events.length === 0
+          events.length === 0
             ? html`<p class="muted">Nothing yet.</p>`
             : html`<ol class="events">
-                ${feed.events.map((event) => eventItem(event, services.clock.now(), services.config))}
+                ${events.map((event) => eventItem(event, services.clock.now(), services.config))}
               </ol>`
         }
         <p><a href="/dashboard/activity">Everything in your projects</a></p>

@@ -6,6 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { errorHandler } from '../http/errors.js';
+import { sessionRequests } from './session.js';
 import type { Services } from '../services/container.js';
 import { activityPathRoutes, activityRoutes, isReservedPath } from './activity.js';
 import { applicationRoutes } from './applications.js';
@@ -47,6 +48,7 @@ export function webPages(services: Services) {
       ),
     );
     await app.register(fastifyCookie, { secret: await services.oauth.sessions.cookieSecret() });
+    sessionRequests(app);
 
     // One route per file found at start (no wildcard): nothing else under /assets/ resolves. The
     // stylesheet is outside the page budget: every page loads it, and it costs no database work.

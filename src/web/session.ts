@@ -10,7 +10,7 @@
  * carries for us, so it is signed with the server's cookie secret, and only sent to /users/*.
  */
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Services } from '../services/container.js';
 import { FORM_CSRF_PURPOSE } from '../http/credentials.js';
@@ -53,14 +53,24 @@ export interface Visit extends SessionKey {
   session: ActiveSession | null;
 }
 
-const visits = new WeakMap<FastifyRequest, Visit | null>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The browser's visit once looked up (null: no session cookie; undefined: not yet). */
+    visit: Visit | null | undefined;
+  }
+}
+
+/** The request's visit, on the request (once, in the web face's scope). */
+export function sessionRequests(app: FastifyInstance): void {
+  app.decorateRequest('visit', undefined);
+}
 
 /** The browser's visit, or null when it has no (well-formed) session cookie. */
 export async function currentVisit(
   services: Services,
   request: FastifyRequest,
 ): Promise<Visit | null> {
-  if (visits.has(request)) return visits.get(request)!;
+  if (request.visit !== undefined) return request.visit;
   const { sessions } = services.oauth;
   const cookie = request.cookies[SESSION_COOKIE];
   const session = await sessions.load(cookie);
@@ -69,7 +79,7 @@ export async function currentVisit(
     : sessions.isId(cookie)
       ? { id: cookie, session: null }
       : null;
-  visits.set(request, visit);
+  request.visit = visit;
   return visit;
 }
 
@@ -90,7 +100,7 @@ export async function ensureVisit(
   if (existing) return existing;
   const visit = { id: services.oauth.sessions.newId(), session: null };
   setSessionCookie(reply, services.config, visit.id);
-  visits.set(request, visit);
+  request.visit = visit;
   return visit;
 }
 
@@ -102,7 +112,7 @@ export function startVisit(
   session: ActiveSession,
 ): void {
   setSessionCookie(reply, services.config, session.id);
-  visits.set(request, { id: session.id, session });
+  request.visit = { id: session.id, session };
 }
 
 export async function signedInUser(

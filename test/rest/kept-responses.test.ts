@@ -218,12 +218,12 @@ for (const dialect of DIALECTS) {
 
       it('a repeated request is answered before its listing is resolved again (page cache on only)', async () => {
         const { activity } = server.services;
-        const resolve = activity.resolve.bind(activity);
+        const read = activity.read.bind(activity) as typeof activity.read;
         let resolved = 0;
-        activity.resolve = (...args) => {
+        activity.read = ((...args: Parameters<typeof read>) => {
           resolved++;
-          return resolve(...args);
-        };
+          return read(...args);
+        }) as typeof activity.read;
         try {
           const auth = { 'private-token': tokens.alice };
           for (const path of [
@@ -242,7 +242,7 @@ for (const dialect of DIALECTS) {
             assert.equal(resolved - before, pageCache ? 0 : 2, path);
           }
         } finally {
-          activity.resolve = resolve;
+          activity.read = read;
         }
       });
 

@@ -20,7 +20,7 @@ export class ProjectResolver {
     ctx.authorize(ENDPOINT_SCOPES.project);
     // Reached through `project(...)` the reader resolved the project already; through an event's
     // `project` it resolves it now, checking visibility.
-    const listing = await ctx.reader.projectEvents(project.databaseId, toEventFilter(args.filter));
-    return eventConnection(ctx, listing, args);
+    const source = { kind: 'project', id: project.databaseId } as const;
+    return eventConnection(ctx, source, toEventFilter(args.filter), args);
   }
 }

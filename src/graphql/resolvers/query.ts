@@ -31,8 +31,7 @@ export class QueryResolver {
     if (!ctx.viewer) throw new UnauthenticatedError();
     ctx.authorize(ENDPOINT_SCOPES.user);
     const scope = args.scope === 'all' ? 'all' : undefined;
-    const listing = await ctx.reader.viewerEvents(ctx.viewer, scope, toEventFilter(args.filter));
-    return eventConnection(ctx, listing, args);
+    return eventConnection(ctx, { kind: 'viewer', scope }, toEventFilter(args.filter), args);
   }
 
   @Query(() => UserType, {

@@ -19,7 +19,7 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     ctx.authorize(ENDPOINT_SCOPES.user);
-    const listing = await ctx.reader.userEvents(user.databaseId, toEventFilter(args.filter));
-    return eventConnection(ctx, listing, args);
+    const source = { kind: 'user', id: user.databaseId } as const;
+    return eventConnection(ctx, source, toEventFilter(args.filter), args);
   }
 }

@@ -1,7 +1,7 @@
 /** Relay connection types for events, and the arguments every event connection takes. */
 import { ArgsType, Field, InputType, Int, ObjectType } from 'type-graphql';
 import type { Action, TargetClass } from '../../domain/vocabulary.js';
-import type { EventListing } from '../../services/activity/activity.js';
+import type { WindowListing } from '../../services/activity/activity.js';
 import {
   EventAction,
   EventScope,
@@ -36,7 +36,7 @@ export class EventConnectionType {
   // totalCount is resolved lazily (resolvers/connection.ts): counting costs a query.
 
   /** The listing behind this page (counted only if a client asks for totalCount). */
-  listing!: EventListing;
+  listing!: WindowListing;
 }
 
 @InputType('EventFilter', {

@@ -12,8 +12,14 @@ import {
   canReadPersonalSnippet,
 } from '../../domain/visibility.js';
 import type { Store } from '../../store/store.js';
-import type { ActivityService, ResolvedProject } from './activity.js';
-import type { EventListing } from './event-listing.js';
+import type {
+  ActivityService,
+  ActivitySource,
+  Mark,
+  ResolvedProject,
+  WindowListing,
+} from './activity.js';
+import type { KeysetWindow } from './event-listing.js';
 import type { EventView } from './event-views.js';
 import { Loaders } from './loaders.js';
 import {
@@ -43,33 +49,29 @@ export type EventTarget =
   | { type: 'Project'; project: ProjectView }
   | { type: 'User'; user: UserView };
 
-/**
- * What one request read from the event log, for a cache that keeps its answer (GraphQL's result
- * cache). Every other read of a reader is of rows whose writes move the listing version (users,
- * projects, memberships, content: migration 009), which the cache checks on its own.
- */
-export interface EventReads {
-  /** Each listing handed out, with its mark read before any of its rows. */
-  listings: Array<{ listing: EventListing; mark: string }>;
-  /** An event was read by id, outside any listing: the answer may change with any append. */
-  byId: boolean;
-}
+/** A source as a graph names it: the viewer's events, a user's or a project's, by id. */
+export type ReaderSource =
+  | { kind: 'viewer'; scope?: string | undefined }
+  | { kind: 'user'; id: number }
+  | { kind: 'project'; id: number };
 
 export class ActivityReader {
   private readonly loaders: Loaders;
-  /** Projects resolved for this viewer (readability and access level), by id. */
-  private readonly projects = new Map<number, ResolvedProject>();
+  /** Projects resolved for this viewer (readability and access level), by id or path. */
+  private readonly projects = new Map<string, ResolvedProject>();
 
   /**
-   * `reads`, when given, records what this reader reads from the event log (see `EventReads`).
-   * Faces that cache whole answers must read events through a reader only.
+   * `marks`, when given, receives the mark of every listing this reader reads (before its rows)
+   * and of the head when it reads an event by id: a cache keeping the answer (the response cache)
+   * checks them. Its other reads are of rows whose writes move the listing version (users,
+   * projects, memberships, content: migration 009), which such a cache checks on its own.
    */
   constructor(
     private readonly activity: ActivityService,
     store: Store,
     readonly viewer: Viewer | null,
     self: UserView | null,
-    private readonly reads: EventReads | null = null,
+    private readonly marks: Mark[] | null = null,
   ) {
     this.loaders = new Loaders(store);
     if (self) this.users.set(self.id, self);
@@ -109,43 +111,53 @@ export class ActivityReader {
   }
 
   private async resolveProject(idOrPath: string): Promise<ResolvedProject> {
-    const known = /^\d+$/.test(idOrPath) ? this.projects.get(Number(idOrPath)) : undefined;
+    const known = this.projects.get(idOrPath);
     if (known) return known;
     const resolved = await this.activity.findProject(idOrPath, this.viewer);
-    this.projects.set(resolved.project.id, resolved);
+    this.projects.set(idOrPath, resolved);
+    this.projects.set(String(resolved.project.id), resolved);
     return resolved;
   }
 
-  /** The viewer's events (`scope` all: every event in the viewer's projects). */
-  viewerEvents(
-    viewer: Viewer,
-    scope: string | undefined,
+  /**
+   * One keyset window of a source's events the viewer may see (the activity service's `read`,
+   * with the sources this request resolved already); NOT_FOUND for an unreadable project.
+   */
+  async events(
+    source: ReaderSource,
     filter: EventFilter,
-  ): Promise<EventListing> {
-    return this.recorded(this.activity.viewerListing(viewer, scope, filter));
+    window: KeysetWindow,
+  ): Promise<WindowListing> {
+    const { viewer } = this;
+    const answer = await this.activity.read({
+      source: await this.found(source),
+      filter,
+      page: window,
+      viewer,
+      validators: this.marks ? { ifNoneMatch: undefined, vary: [] } : undefined,
+    });
+    if (answer.notModified) throw new Error('no tag was offered');
+    if (this.marks && answer.mark) this.marks.push(answer.mark);
+    return answer.page;
   }
 
-  /** A user's events the viewer may see; empty for private or blocked profiles. */
-  async userEvents(userId: number, filter: EventFilter): Promise<EventListing> {
-    const user = this.users.get(userId) ?? (await this.user(String(userId)));
-    return this.recorded(this.activity.userListing(user, filter, this.viewer));
-  }
-
-  /** A project's events the viewer may see (NOT_FOUND when the project is not readable). */
-  async projectEvents(projectId: number, filter: EventFilter): Promise<EventListing> {
-    const resolved = await this.resolveProject(String(projectId));
-    return this.recorded(this.activity.projectListing(resolved, filter, this.viewer));
-  }
-
-  /** Records a listing's mark, before the caller reads any of its rows. */
-  private async recorded(listing: EventListing): Promise<EventListing> {
-    if (this.reads) this.reads.listings.push({ listing, mark: await listing.mark() });
-    return listing;
+  private async found(source: ReaderSource): Promise<ActivitySource> {
+    switch (source.kind) {
+      case 'viewer':
+        return source;
+      case 'user': {
+        const user = this.users.get(source.id) ?? (await this.user(String(source.id)));
+        return { kind: 'user', user };
+      }
+      case 'project':
+        return { kind: 'project', project: await this.resolveProject(String(source.id)) };
+    }
   }
 
   /** One event by id under a listing's visibility rules; null when missing or hidden. */
-  event(id: number): Promise<EventView | null> {
-    if (this.reads) this.reads.byId = true;
+  async event(id: number): Promise<EventView | null> {
+    // Outside any listing: the answer may change with any append.
+    if (this.marks) this.marks.push(await this.activity.versionMark(true));
     return this.activity.findEvent(id, this.viewer);
   }
 

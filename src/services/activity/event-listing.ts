@@ -1,15 +1,16 @@
 /**
- * One listing of events (a source, a filter, a viewer) as the faces hold it: opaque, so no face
- * sees the store's query. GraphQL pages through it with keyset windows (cursor = event id); the
- * windows and the capped count are cached like REST's offset pages (see listing-cache.ts).
+ * One listing of events (a source, a filter, a viewer) over the listing cache: its mark, REST's
+ * offset pages, keyset windows (cursor = event id) and its capped count. No face holds one: the
+ * activity service's `read` pages through it, and live delivery reads its raw rows.
  */
 import type { Metrics } from '../metrics.js';
-import { reportedTotal } from '../../domain/pagination.js';
+import { type OffsetPage, reportedTotal } from '../../domain/pagination.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { type EventView, hydrateEvents } from './event-views.js';
-import { type ListingCache, remember } from './listing-cache.js';
+import { type ListingCache, remember, seek } from './listing-cache.js';
+import type { ListingSnapshot } from './listing-clock.js';
 
 export interface KeysetWindow {
   /** Ids strictly beyond this one in the sort direction. */
@@ -21,52 +22,97 @@ export interface KeysetWindow {
   reverse?: boolean;
 }
 
+export interface OffsetListing {
+  events: EventView[];
+  /** Exact count, or null above the reporting cap. */
+  total: number | null;
+  hasNext: boolean;
+}
+
 /** What a listing needs from the activity service; shared by every listing of one server. */
 export interface ListingContext {
   store: Store;
-  /** Counts, checkpoints, REST pages and GraphQL windows, brought forward as events arrive. */
+  /** Counts, checkpoints, REST pages and keyset windows, brought forward as events arrive. */
   cache: ListingCache;
   metrics: Metrics;
 }
 
 export class EventListing {
-  /** A listing that is empty by rule (a private or blocked profile answers `[]`, not 404). */
-  static readonly EMPTY = new EventListing(null, null);
-
-  /** @internal built by the activity service only. */
+  /** @param q The store query, or null when the listing is empty by rule (a private profile). */
   constructor(
-    private readonly context: ListingContext | null,
+    private readonly context: ListingContext,
     private readonly q: EventQuery | null,
   ) {}
 
-  get sort(): 'asc' | 'desc' {
-    return this.q?.filter.sort ?? 'desc';
+  /**
+   * What the listing's answers are a function of, as of now (ListingCache `mark`), with the
+   * snapshot it was read at: equal marks mean equal answers. A REST page's bounds let a page that
+   * appends cannot change keep its mark while events arrive.
+   */
+  mark(page?: OffsetPage): Promise<{ mark: string; snapshot: ListingSnapshot }> {
+    return this.context.cache.mark(this.q, page && pageBounds(page));
   }
 
-  /**
-   * What the listing's answers are a function of, as of now (ListingCache `mark`): read before
-   * its rows, an unchanged mark later means unchanged answers. A listing empty by rule answers the
-   * same whatever is written.
-   */
-  async mark(): Promise<string> {
-    const { context, q } = this;
-    if (!context || !q) return 'empty';
-    return (await context.cache.mark(q, undefined)).mark;
+  /** A REST offset page, read at `snapshot` when given (the one its mark was read at). */
+  async page(page: OffsetPage, snapshot?: ListingSnapshot): Promise<OffsetListing> {
+    if (!this.q) return { events: [], total: 0, hasNext: false };
+    const { cache, metrics, store } = this.context;
+    const { entry, q } = await cache.entry(this.q, snapshot);
+    const { offset, limit } = pageBounds(page);
+    const pageKey = `${offset}:${limit}`;
+    let cached = entry.pages?.get(pageKey);
+    if (entry.pages) metrics.cacheLookup('rest_page', cached !== undefined);
+    if (cached?.shift) {
+      const shifted = cached;
+      cached = await cache.once(entry, `settle ${pageKey}`, () =>
+        cache.settle(q, entry, pageKey, shifted),
+      );
+    }
+    if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
+    // A known count past the end: no need to ask the database.
+    const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);
+    if (known) return known;
+    // The count and the page are independent reads: a listing met for the first time sends both
+    // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
+    const counting = cache.count(q, entry);
+    if (!store.readsInParallel) {
+      // One connection runs one statement after the other, so counting first costs nothing, and
+      // a page past the end is then answered without walking the listing's index to its end
+      // (docs/listing-caches.md, "Counts from tallies").
+      const empty = pastTheEnd(await counting, offset);
+      if (empty) return empty;
+    }
+    // Readers of the same page at the same moment (a busy listing after a write) share one walk.
+    const paging = cache.once(entry, `page ${pageKey}`, async () => {
+      const { fromId, skip } = await seek(store, q, entry.checkpoints, offset);
+      const rows =
+        fromId === undefined
+          ? []
+          : await store.events.list(q, { kind: 'offset', offset: skip, limit: limit + 1 }, fromId);
+      const computed = {
+        events: await hydrateEvents(store, rows.slice(0, limit)),
+        hasNext: rows.length > limit,
+      };
+      remember(entry.pages, pageKey, computed);
+      return computed;
+    });
+    const [count, found] = await Promise.all([counting, paging]);
+    return { ...found, total: reportedTotal(count) };
   }
 
   /** The window's events in sort order, hydrated (`limit` at most). */
   async window(window: KeysetWindow): Promise<EventView[]> {
-    const { context } = this;
-    if (!context || !this.q) return [];
-    const { entry, q } = await context.cache.entry(this.q, undefined);
+    if (!this.q) return [];
+    const { cache, metrics, store } = this.context;
+    const { entry, q } = await cache.entry(this.q);
     const windowKey = `${window.afterId ?? ''}:${window.beforeId ?? ''}:${window.limit}:${window.reverse ? 1 : 0}`;
     const cached = entry.windows?.get(windowKey);
-    if (entry.windows) context.metrics.cacheLookup('graphql_window', cached !== undefined);
+    if (entry.windows) metrics.cacheLookup('graphql_window', cached !== undefined);
     if (cached) return cached.views;
     // Readers of the same window at the same moment share one walk (see ListingCache `once`).
-    return context.cache.once(entry, `window ${windowKey}`, async () => {
-      const rows = await context.store.events.list(q, { kind: 'keyset', ...window }, null);
-      const views = await hydrateEvents(context.store, rows);
+    return cache.once(entry, `window ${windowKey}`, async () => {
+      const rows = await store.events.list(q, { kind: 'keyset', ...window }, null);
+      const views = await hydrateEvents(store, rows);
       remember(entry.windows, windowKey, {
         views,
         afterId: window.afterId,
@@ -83,24 +129,30 @@ export class EventListing {
    * per subscriber group and hydrates each event once for all of them.
    */
   async rows(window: KeysetWindow): Promise<EventRow[]> {
-    const { context, q } = this;
-    if (!context || !q) return [];
-    return context.store.events.list(q, { kind: 'keyset', ...window });
+    if (!this.q) return [];
+    return this.context.store.events.list(this.q, { kind: 'keyset', ...window });
   }
 
   /** Whether any event lies in the window (no hydration). */
   async any(window: Omit<KeysetWindow, 'limit'>): Promise<boolean> {
-    const { context, q } = this;
-    if (!context || !q) return false;
-    const rows = await context.store.events.list(q, { kind: 'keyset', ...window, limit: 1 });
-    return rows.length > 0;
+    return (await this.rows({ ...window, limit: 1 })).length > 0;
   }
 
   /** The capped count (null above the reporting cap), cached like REST's. */
   async total(): Promise<number | null> {
-    const { context } = this;
-    if (!context || !this.q) return 0;
-    const { entry, q } = await context.cache.entry(this.q, undefined);
-    return reportedTotal(await context.cache.count(q, entry));
+    if (!this.q) return 0;
+    const { entry, q } = await this.context.cache.entry(this.q);
+    return reportedTotal(await this.context.cache.count(q, entry));
   }
+}
+
+/** The empty page at `offset` of a listing whose reported count ends before it, or null. */
+function pastTheEnd(count: number, offset: number): OffsetListing | null {
+  const total = reportedTotal(count);
+  return total !== null && offset >= total ? { events: [], total, hasNext: false } : null;
+}
+
+/** Where a REST page starts in its listing, and how many rows it holds. */
+function pageBounds(page: OffsetPage): { offset: number; limit: number } {
+  return { offset: (page.page - 1) * page.perPage, limit: page.perPage };
 }

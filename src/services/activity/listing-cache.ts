@@ -90,12 +90,6 @@ interface Forwarding {
   done: Promise<Entry>;
 }
 
-/** The listing version and deletions, and the same with the newest event id (`versionMarks`). */
-export interface VersionMarks {
-  version: string;
-  head: string;
-}
-
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
   /** Forwards in progress, by listing: readers arriving meanwhile wait for that one walk. */
@@ -211,16 +205,15 @@ export class ListingCache {
   }
 
   /**
-   * What any answer is a function of besides the events its listings hold: `version`, the listing
-   * version and the deletions (what rows of users, projects, memberships and content show); and
-   * `head`, the same with the newest event id, for answers that may read any event (every append
-   * moves it).
+   * What any answer is a function of besides the events its listings hold: the listing version
+   * and the deletions (what rows of users, projects, memberships and content show); with `head`
+   * the newest event id too, for answers that may read any event (every append moves it).
    */
-  async versionMarks(day: string): Promise<VersionMarks> {
+  async versionMark(day: string, head: boolean): Promise<string> {
     const snapshot = await this.clock.current();
     // Memberships expire with the day (domain/membership-expiry), which no write announces.
     const version = `${snapshot.version}:${snapshot.deletions}:d${day}`;
-    return { version, head: `${version}:h${snapshot.id}` };
+    return head ? `${version}:h${snapshot.id}` : version;
   }
 
   private fresh(upTo: number, epoch: number, deletions: number, version: number): Entry {

@@ -56,7 +56,8 @@ export class ObjectActivity {
     viewer: Viewer | null,
   ): Promise<EventView[]> {
     if (ids.length === 0) return [];
-    const listing = this.activity.projectListing(resolved, { sort: 'desc' }, viewer);
+    const source = { kind: 'project', project: resolved } as const;
+    const listing = await this.activity.listingOf(source, { sort: 'desc' }, viewer);
     const found = await Promise.all(
       ids.map(async (id) => {
         const [event] = await listing.window({ afterId: id + 1, limit: 1 });

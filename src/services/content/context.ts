@@ -5,14 +5,13 @@
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../domain/errors.js';
 import { type Ability, type ProjectActor, can } from '../../domain/permissions.js';
 import { membershipDay } from '../../domain/membership-expiry.js';
-import { canReadProject } from '../../domain/visibility.js';
 import type { Visibility } from '../../domain/vocabulary.js';
 import type { ProjectRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Viewer } from '../../domain/visibility.js';
 import { type UserView, userView } from '../views.js';
 import type { EventRecorder } from './recorder.js';
-import { isRowId } from '../../domain/ids.js';
+import { readableProject } from '../project-access.js';
 
 /**
  * Thrown inside a write whose conditional change found the row already changed by a parallel
@@ -43,8 +42,6 @@ export interface OpsContext {
   /** Where a write that may be replayed notes what it read access to (`AccessSubject`). */
   subjects?: AccessSubject[];
 }
-
-const SIGNED_NUMERIC_ID = /^-?\d+$/;
 
 /** A project the actor can read, with what they are in it. */
 export interface ProjectAccess {
@@ -88,22 +85,9 @@ export class Ops {
    * `404 Project Not Found`, as GitLab answers.
    */
   async project(idOrPath: string | number): Promise<ProjectAccess> {
-    const key = String(idOrPath);
-    let project: ProjectRow | undefined;
-    if (SIGNED_NUMERIC_ID.test(key)) {
-      const id = Number(key);
-      project = isRowId(id) ? await this.store.projects.byId(id) : undefined;
-    } else if (key.includes('/')) {
-      project = await this.store.projects.byFullPath(key);
-    }
-    if (!project) throw new NotFoundError('Project');
     const viewer = this.context.actor?.viewer ?? null;
-    const accessLevel = viewer
-      ? await this.store.projects.accessLevel(project.id, viewer.userId, membershipDay(this.now))
-      : null;
-    if (!canReadProject(project.visibility as Visibility, viewer, accessLevel)) {
-      throw new NotFoundError('Project');
-    }
+    const day = membershipDay(this.now);
+    const { project, accessLevel } = await readableProject(this.store, idOrPath, viewer, day);
     const policy = viewer
       ? { viewer, visibility: project.visibility as Visibility, accessLevel }
       : null;

@@ -20,7 +20,12 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
 import { actionCode } from '../../domain/vocabulary.js';
 import type { Store } from '../../store/store.js';
-import type { ActivityService, EventListing, EventView } from '../activity/activity.js';
+import type {
+  ActivityService,
+  ActivitySource,
+  EventListing,
+  EventView,
+} from '../activity/activity.js';
 import type { EventHooks } from '../activity/event-hooks.js';
 import { hydrateEvents } from '../activity/event-views.js';
 import {
@@ -269,18 +274,13 @@ export class LiveActivity {
     const { viewer, source } = request;
     const filter: EventFilter = { ...request.filter, sort: 'asc' };
     try {
-      switch (source.kind) {
-        case 'project': {
-          const resolved = await this.activity.findProject(String(source.projectId), viewer);
-          return this.activity.projectListing(resolved, filter, viewer);
-        }
-        case 'user': {
-          const user = await this.activity.findUser(String(source.userId));
-          return this.activity.userListing(user, filter, viewer);
-        }
-        case 'memberships':
-          return this.activity.viewerListing(viewer!, 'all', filter);
-      }
+      const of: ActivitySource =
+        source.kind === 'project'
+          ? { kind: 'project', idOrPath: String(source.projectId) }
+          : source.kind === 'user'
+            ? { kind: 'user', idOrUsername: String(source.userId) }
+            : { kind: 'viewer', scope: 'all' };
+      return await this.activity.listingOf(of, filter, viewer);
     } catch (error) {
       if (error instanceof NotFoundError) return null;
       throw error;
