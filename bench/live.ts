@@ -21,17 +21,26 @@
  *
  *   npm run bench:live -- [--quick] [--events N] [--rounds R] [--seconds S] [--connections C]
  *                         [--pg postgres://…] [--pg-schema S] [--setups sqlite1,sqlite2,pg2]
+ *                         [--before <checkout dir>]
  *
  * `--pg-schema` measures a schema seeded before (by an earlier run's seed, or `pulsegate seed`),
  * and keeps it: for trying a change on PostgreSQL without seeding again (two and a half minutes).
  *
  * `--quick` is 100,000 events, one round of 2 s: for a busy machine, not for quoting.
+ *
+ * `--before <dir>` compares this checkout (after) with another (before, built there): both
+ * servers run side by side on the same database and every workload is measured on each in every
+ * round, one right after the other (see `paired`'s groups), each with its own writer process from
+ * its own checkout. When the two checkouts' migrations differ a shared database would serve one
+ * of them a schema it was not written for (and a server refuses migrations it does not know), so
+ * each then gets its own, seeded by its own checkout from the same seed. Default 4 rounds: each
+ * build goes first equally often.
  */
 import 'reflect-metadata';
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -41,9 +50,9 @@ import { openStore } from '../src/store/store.js';
 import {
   LOAD_CPU,
   PINNING,
+  SERVE_FLAGS,
   type Load,
   type Sample,
-  type Started,
   ensureBuilt,
   freePort,
   paired,
@@ -62,13 +71,21 @@ interface Setup {
   key: string;
   name: string;
   url: string;
+  /** With `--before`: the before server's database (`url` itself unless the migrations differ). */
+  beforeUrl?: string;
   workers: number;
   /** CPUs the server may use: one core leaves the other to the load generator. */
   cpus: string;
 }
 
-interface SetupResult {
-  setup: Setup;
+/** `--before`'s checkout. */
+interface Build {
+  dir: string;
+  /** `git describe` of it, for the record. */
+  commit: string;
+}
+
+interface SideResult {
   samples: Map<string, Sample>;
   /** Each load's median ratio to the bare route measured right before it (see `paired`). */
   ratios: Map<string, number>;
@@ -79,6 +96,21 @@ interface SetupResult {
   /** Per load: which cache answered how much of it (see `countLookups`), median over samples. */
   caches: Map<string, string>;
   writesPerSecond: Record<string, number>;
+}
+
+interface SetupResult extends SideResult {
+  setup: Setup;
+  /** With `--before`: the same for the before server (its loads named as the after server's). */
+  before?: SideResult;
+  /** With `--before`: per workload, each round's sample of both (neighbours; see `compare`). */
+  rounds?: Map<string, { after: Neighbours[]; before: Neighbours[] }>;
+}
+
+/** One sample of a workload, its ratio to the bare route's sample right before it, and that one. */
+interface Neighbours {
+  sample: Sample;
+  ratio: number;
+  bare: Sample;
 }
 
 const WRITE_RATES = [0, 5, 50];
@@ -94,11 +126,13 @@ async function main() {
       pg: { type: 'string' },
       'pg-schema': { type: 'string' },
       setups: { type: 'string' },
+      before: { type: 'string' },
     },
   });
   const quick = values.quick === true;
+  const before = values.before === undefined ? undefined : checkout(values.before);
   const events = Number(values.events ?? (quick ? 100_000 : 1_000_000));
-  const rounds = Number(values.rounds ?? (quick ? 1 : 3));
+  const rounds = Number(values.rounds ?? (quick ? 1 : before ? 4 : 3));
   const seconds = Number(values.seconds ?? (quick ? 2 : 5));
   const connections = Number(values.connections);
   const pgBase = values.pg ?? process.env.PULSEGATE_BENCH_POSTGRES_URL;
@@ -108,13 +142,29 @@ async function main() {
   const sqliteUrl = `sqlite:${join(dir, 'live.db')}`;
   const kept = values['pg-schema'];
   const pgSchema = kept ?? `bench_live_${randomBytes(4).toString('hex')}`;
-  const pgUrl = pgBase ? `${pgBase}${pgBase.includes('?') ? '&' : '?'}schema=${pgSchema}` : null;
+  const pgUrlOf = (schema: string) =>
+    pgBase ? `${pgBase}${pgBase.includes('?') ? '&' : '?'}schema=${schema}` : null;
+  const pgUrl = pgUrlOf(pgSchema);
+  // The before server shares each database unless the migrations differ (see the top).
+  const shared = !before || sameMigrations(process.cwd(), before.dir);
+  const sqliteBeforeUrl = shared ? sqliteUrl : `sqlite:${join(dir, 'live-before.db')}`;
+  const pgBeforeSchema = shared ? pgSchema : `${pgSchema}_before`;
+  const pgBeforeUrl = pgUrlOf(pgBeforeSchema);
+  if (before)
+    console.log(
+      `before: ${before.dir} (${before.commit}), after: ${process.cwd()} (${describe('.')}); ` +
+        (shared
+          ? 'the same migrations, so one database each setup serves both'
+          : 'their migrations differ, so each gets its own database from the same seed'),
+    );
   const setups: Setup[] = [];
+  const beforeOf = (url: string) => (before ? { beforeUrl: url } : {});
   if (wanted.includes('sqlite1'))
     setups.push({
       key: 'sqlite1',
       name: 'SQLite, 1 process',
       url: sqliteUrl,
+      ...beforeOf(sqliteBeforeUrl),
       workers: 1,
       cpus: '0',
     });
@@ -123,25 +173,39 @@ async function main() {
       key: 'sqlite2',
       name: 'SQLite, 2 workers',
       url: sqliteUrl,
+      ...beforeOf(sqliteBeforeUrl),
       workers: 2,
       cpus: '0,1',
     });
-  if (wanted.includes('pg2') && pgUrl)
-    setups.push({ key: 'pg2', name: 'PostgreSQL, 2 workers', url: pgUrl, workers: 2, cpus: '0,1' });
+  if (wanted.includes('pg2') && pgUrl && pgBeforeUrl)
+    setups.push({
+      key: 'pg2',
+      name: 'PostgreSQL, 2 workers',
+      url: pgUrl,
+      ...beforeOf(pgBeforeUrl),
+      workers: 2,
+      cpus: '0,1',
+    });
 
   const results: SetupResult[] = [];
   try {
     const seeded = new Set<string>();
     for (const setup of setups) {
-      if (!seeded.has(setup.url) && !(kept && setup.url === pgUrl)) {
-        seed(setup.url, events);
-        seeded.add(setup.url);
+      const databases: [string, string][] = [[setup.url, '.']];
+      if (before && setup.beforeUrl !== setup.url) databases.push([setup.beforeUrl!, before.dir]);
+      for (const [url, cwd] of databases) {
+        if (seeded.has(url) || (kept && url.startsWith('postgres'))) continue;
+        seed(url, events, cwd);
+        seeded.add(url);
       }
-      results.push(await runSetup(setup, { rounds, seconds, connections, quick }));
+      results.push(await runSetup(setup, { rounds, seconds, connections, quick }, before));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    if (pgBase && pgUrl && !kept) await dropSchema(pgBase, pgSchema);
+    if (pgBase && pgUrl && !kept) {
+      await dropSchema(pgBase, pgSchema);
+      if (pgBeforeSchema !== pgSchema) await dropSchema(pgBase, pgBeforeSchema);
+    }
   }
 
   console.log(
@@ -153,6 +217,42 @@ async function main() {
         : 'no CPU pinning (taskset missing)') +
       (quick ? '. QUICK RUN: indicative only.' : '.'),
   );
+  if (before) {
+    for (const result of results) console.log(compare(result));
+  } else printTables(results);
+
+  const plain = (side: SideResult) => ({
+    ...side,
+    samples: Object.fromEntries(side.samples),
+    ratios: Object.fromEntries(side.ratios),
+    costRatios: Object.fromEntries(side.costRatios),
+    caches: Object.fromEntries(side.caches),
+  });
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    join('bench/results', `live-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    JSON.stringify(
+      {
+        events,
+        rounds,
+        seconds,
+        connections,
+        quick,
+        ...(before ? { after: describe('.'), before: before.commit } : {}),
+        results: results.map(({ before: beforeSide, rounds: perRound, ...r }) => ({
+          ...plain(r),
+          ...(beforeSide ? { before: plain(beforeSide) } : {}),
+          ...(perRound ? { rounds: Object.fromEntries(perRound) } : {}),
+        })),
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+/** The tables of one build's run: rates and ratios, latencies, caches, CPU per request. */
+function printTables(results: SetupResult[]) {
   const header = ['workload', ...results.map((r) => r.setup.name)];
   const names = [...results[0]!.samples.keys()];
   const rows = names.map((name) => [
@@ -212,34 +312,168 @@ async function main() {
       ]),
     ]),
   );
+}
 
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(
-    join('bench/results', `live-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-    JSON.stringify(
-      {
-        events,
-        rounds,
-        seconds,
-        connections,
-        quick,
-        results: results.map((r) => ({
-          ...r,
-          samples: Object.fromEntries(r.samples),
-          ratios: Object.fromEntries(r.ratios),
-          costRatios: Object.fromEntries(r.costRatios),
-          caches: Object.fromEntries(r.caches),
-        })),
-      },
-      null,
-      2,
-    ),
-  );
+/**
+ * One setup's before and after: per workload each build's ratio to the bare route and its CPU per
+ * request (medians), after over before for both (the median, over rounds, of the two neighbours'
+ * quotient: they were measured a few seconds apart), p99, and the bare route's rate beside it.
+ */
+function compare(result: SetupResult): string {
+  const before = result.before!;
+  const perRound = (name: string, value: (n: Neighbours) => number | undefined) => {
+    const { after: a, before: b } = result.rounds!.get(name)!;
+    const quotients = a.flatMap((n, i) => {
+      const [x, y] = [value(n), b[i] && value(b[i])];
+      return x && y ? [x / y] : [];
+    });
+    return quotients.length ? median(quotients).toFixed(3) : 'n/a';
+  };
+  const micros = (s: Sample | undefined) =>
+    s?.cpuMicros === undefined ? 'n/a' : `${s.cpuMicros.toFixed(0)} µs`;
+  const rows = [...result.rounds!.keys()].map((name) => {
+    const { after: a, before: b } = result.rounds!.get(name)!;
+    const bare = median([...a, ...b].map((n) => n.bare.rps));
+    return [
+      name,
+      `${before.ratios.get(name)!.toFixed(3)}×`,
+      `${result.ratios.get(name)!.toFixed(3)}×`,
+      perRound(name, (n) => n.ratio),
+      micros(before.samples.get(name)),
+      micros(result.samples.get(name)),
+      perRound(name, (n) => n.sample.cpuMicros),
+      `${before.samples.get(name)!.p99} ms`,
+      `${result.samples.get(name)!.p99} ms`,
+      Math.round(bare).toLocaleString('en'),
+    ];
+  });
+  const bare = result.samples.get(BASELINE)!;
+  const other = [
+    ...Object.keys(result.latency).map((name) => [
+      name,
+      `${before.latency[name]?.toFixed(2) ?? 'n/a'} ms`,
+      `${result.latency[name]!.toFixed(2)} ms`,
+    ]),
+    [
+      'server peak RSS (all processes)',
+      `${before.peakRss.toFixed(0)} MB`,
+      `${result.peakRss.toFixed(0)} MB`,
+    ],
+    ...['5', '50'].map((rate) => [
+      `writes achieved (${rate} per s asked)`,
+      (before.writesPerSecond[rate] ?? 0).toFixed(1),
+      (result.writesPerSecond[rate] ?? 0).toFixed(1),
+    ]),
+  ];
+  return [
+    `\n${result.setup.name}: before and after, interleaved (× is to the bare route's sample right ` +
+      `before; after/before is the median over rounds of the neighbours' quotient; CPU after/before ` +
+      `above 1 means after costs more). Bare route: ${Math.round(bare.rps).toLocaleString('en')} ` +
+      `req/s, ${micros(bare)} CPU a request, p99 ${bare.p99} ms, ${bare.errors + bare.non2xx} errors; ` +
+      `errors before ${errorsOf(before)}, after ${errorsOf(result)}.`,
+    table([
+      [
+        'workload',
+        'before ×',
+        'after ×',
+        'after/before',
+        'CPU before',
+        'CPU after',
+        'CPU after/before',
+        'p99 before',
+        'p99 after',
+        'bare req/s',
+      ],
+      ...rows,
+    ]),
+    '',
+    table([['one request at a time, and the rest', 'before', 'after'], ...other]),
+  ].join('\n');
+}
+
+/** Failed requests (transport errors and non-2xx answers) over a build's workloads. */
+function errorsOf(side: SideResult): number {
+  return [...side.samples]
+    .filter(([name]) => name !== BASELINE)
+    .reduce((total, [, s]) => total + s.errors + s.non2xx, 0);
 }
 
 const BASELINE = 'bare route (same bytes as the hot page)';
 
-function seed(url: string, events: number) {
+/**
+ * Another checkout, built (its own `dist/`), after checking it knows every command and flag this
+ * benchmark gives its `pulsegate`.
+ */
+function checkout(path: string): Build {
+  const dir = resolve(path);
+  if (!existsSync(join(dir, 'bin/pulsegate.js'))) throw new Error(`${dir}: no bin/pulsegate.js`);
+  ensureBuilt(dir);
+  const wanted: [string[], string[]][] = [
+    [['serve'], [...SERVE_FLAGS, '--no-page-cache']],
+    [['seed'], ['--events', '--users', '--projects', '--database-url']],
+    [
+      ['tokens', 'create'],
+      ['--user', '--name', '--scopes', '--database-url'],
+    ],
+  ];
+  for (const [command, flags] of wanted) {
+    const help = execFileSync(process.execPath, ['bin/pulsegate.js', ...command, '--help'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    const missing = flags.filter((flag) => !new RegExp(`${flag}\\b`).test(help));
+    if (missing.length)
+      throw new Error(`${dir}: pulsegate ${command.join(' ')} lacks ${missing.join(', ')}`);
+  }
+  return { dir, commit: describe(dir) };
+}
+
+function describe(dir: string): string {
+  return execFileSync('git', ['describe', '--always', '--dirty'], {
+    cwd: dir,
+    encoding: 'utf8',
+  }).trim();
+}
+
+/** Whether two checkouts hold the same migrations (by file name). */
+function sameMigrations(a: string, b: string): boolean {
+  const names = (dir: string) => {
+    try {
+      return readdirSync(join(dir, 'src/store/migrations'))
+        .filter((name) => /^\d+_/.test(name))
+        .sort()
+        .join();
+    } catch {
+      return `none in ${dir}`;
+    }
+  };
+  return names(a) === names(b);
+}
+
+/** A token for `user` in a database of the checkout at `cwd`'s, minted by its own CLI. */
+function mintToken(cwd: string, url: string, user: string): string {
+  return execFileSync(
+    process.execPath,
+    [
+      'bin/pulsegate.js',
+      'tokens',
+      'create',
+      '--user',
+      user,
+      '--name',
+      'bench',
+      '--scopes',
+      'api',
+      '--database-url',
+      url,
+    ],
+    // Its notice on stderr is for people; a failure carries it in the error.
+    { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  ).trim();
+}
+
+/** Seeds `url` with the `pulsegate` of the checkout at `cwd`. */
+function seed(url: string, events: number, cwd = '.') {
   const started = Date.now();
   execFileSync(
     process.execPath,
@@ -255,7 +489,7 @@ function seed(url: string, events: number) {
       '--database-url',
       url,
     ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
+    { stdio: ['ignore', 'ignore', 'inherit'], cwd },
   );
   console.log(
     `seeded ${events.toLocaleString('en')} events (${url.split(':')[0]}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -311,6 +545,11 @@ async function listingMix(url: string) {
       .executeTakeFirstOrThrow();
     const users = await store.db.selectFrom('users').select('id').orderBy('id').execute();
     const token = await benchToken(store, member.user_id);
+    const { username } = await store.db
+      .selectFrom('users')
+      .select('username')
+      .where('id', '=', member.user_id)
+      .executeTakeFirstOrThrow();
     const paths: string[] = [];
     for (const p of projects) {
       for (const filter of ['', 'action=pushed', 'target_type=issue', 'sort=asc']) {
@@ -349,7 +588,7 @@ async function listingMix(url: string) {
         JSON.stringify({ query: `{ events(scope: ALL, ${filter}first: 20) { ${FIELDS} } }` }),
       );
     }
-    return { token, paths, gql, hotProject: busiest.project_id };
+    return { token, user: username, paths, gql, hotProject: busiest.project_id };
   } finally {
     await store.close();
   }
@@ -357,171 +596,260 @@ async function listingMix(url: string) {
 
 const FIELDS = `nodes { databaseId actionName targetType targetTitle createdAt author { username } } pageInfo { hasNextPage endCursor }`;
 
+type Mix = Awaited<ReturnType<typeof listingMix>>;
+
 async function runSetup(
   setup: Setup,
   options: { rounds: number; seconds: number; connections: number; quick: boolean },
+  before?: Build,
 ): Promise<SetupResult> {
   console.log(`\n== ${setup.name}`);
   const mix = await listingMix(setup.url);
   console.log(
     `${mix.paths.length} REST listing URLs, ${mix.gql.length} GraphQL queries in the mix`,
   );
-  const port = await freePort();
-  const server = await startPulsegate(
-    port,
-    setup.url,
-    ['--workers', String(setup.workers)],
-    setup.cpus,
-  );
-  const writer = await startWriter(setup.url);
-  let baseline: Started | undefined;
+  const hotPath = `/api/v4/projects/${mix.hotProject}/events`;
+  const stops: (() => Promise<void>)[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'pulsegate-live-body-'));
   try {
-    const headers = { 'private-token': mix.token };
-    const json = { ...headers, 'content-type': 'application/json' };
-    const hotPath = `/api/v4/projects/${mix.hotProject}/events`;
-    const hot = await fetch(server.url + hotPath, { headers });
-    const body = Buffer.from(await hot.arrayBuffer());
-    if (hot.status !== 200) throw new Error(`hot page answered ${hot.status}: ${body}`);
-    writeFileSync(join(dir, 'hot.json'), body);
+    const after = await startBuild(setup, setup.url, mix.token, '.', stops);
+    const builds = [{ suffix: '', ...after }];
+    if (before) {
+      const url = setup.beforeUrl!;
+      const token = url === setup.url ? mix.token : mintToken(before.dir, url, mix.user);
+      builds.push({ suffix: BEFORE, ...(await startBuild(setup, url, token, before.dir, stops)) });
+    }
+    const pages = await Promise.all(builds.map((b) => b.get(hotPath)));
+    writeFileSync(join(dir, 'hot.json'), pages[0]!);
+    // Links in a page name the server's own origin: the same data reads alike without it.
+    const [a, b] = pages.map((page, i) => page.toString().replaceAll(builds[i]!.server.url, ''));
+    if (b !== undefined && a !== b)
+      console.log('  note: the two builds answer the hot page differently');
 
-    const achieved: Record<string, number> = {};
-    const atRate = (rate: number) => {
-      let started = 0;
-      let before = 0;
-      return {
-        before: async () => {
-          before = await writer.written();
-          started = Date.now();
-          await writer.rate(rate);
-        },
-        after: async () => {
-          await writer.rate(0);
-          achieved[String(rate)] =
-            ((await writer.written()) - before) / ((Date.now() - started) / 1000);
-        },
-      };
-    };
     const bareServer = await startBaseline(await freePort(), join(dir, 'hot.json'));
-    baseline = bareServer;
+    stops.push(() => bareServer.stop());
     const bare: Load = {
       name: BASELINE,
       url: `${bareServer.url}/baseline`,
       servers: () => [bareServer.child.pid!],
     };
-    // The server's processes, and on PostgreSQL the database's: its backends serve the load too.
-    const servers = () => [
-      server.child.pid!,
-      ...(setup.url.startsWith('postgres') ? postmaster() : []),
-    ];
-    const lookups = countLookups(server.url);
-    const loads: Load[] = [
-      { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers, servers },
-      ...WRITE_RATES.map((rate) => ({
-        name: `REST mix, ${rate} writes/s`,
-        url: server.url + mix.paths[0]!,
-        headers,
-        servers,
-        paths: mix.paths,
-        ...atRate(rate),
-      })),
-      {
-        name: 'scope=all page 3, 50 writes/s',
-        url: `${server.url}/api/v4/events?scope=all&page=3`,
-        headers,
-        servers,
-        ...atRate(50),
-      },
-      {
-        name: 'GraphQL hot query (project, first 20)',
-        url: `${server.url}/api/graphql`,
-        method: 'POST',
-        headers: json,
-        servers,
-        body: mix.gql[0]!,
-      },
-      {
-        name: 'GraphQL mix, 50 writes/s',
-        url: `${server.url}/api/graphql`,
-        method: 'POST',
-        headers: json,
-        servers,
-        body: mix.gql[0]!,
-        bodies: mix.gql,
-        ...atRate(50),
-      },
-    ];
-    let peakRss = 0;
+    const loads = builds.map((b) =>
+      b.loads(mix, hotPath).map((load) => ({ ...load, name: load.name + b.suffix })),
+    );
+    let peakRss = builds.map(() => 0);
     const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, treeRss(server.child.pid));
+      peakRss = builds.map((b, i) => Math.max(peakRss[i]!, treeRss(b.server.child.pid)));
     }, 250);
+    const neighbours = new Map<string, Neighbours[]>();
     const { samples, ratios, costRatios } = await paired(
       bare,
-      loads.map(lookups.around),
+      loads[0]!.map((load, i) => loads.map((list) => list[i]!)),
       {
         rounds: options.rounds,
         seconds: options.seconds,
         connections: options.connections,
         warmup: 1,
       },
-      (load, s, ratio) =>
+      (load, s, ratio, base) => {
+        neighbours.set(load.name, [
+          ...(neighbours.get(load.name) ?? []),
+          { sample: s, ratio, bare: base },
+        ]);
         console.log(
           `  ${load.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms (${ratio.toFixed(3)}× the bare route just before), ${s.cpuMicros?.toFixed(0) ?? '?'} µs CPU a request`,
-        ),
+        );
+      },
     );
     clearInterval(sampler);
-    const writesPerSecond = { '5': achieved['5'] ?? 0, '50': achieved['50'] ?? 0 };
 
-    // One request at a time, page cache off, on a server that has seen nothing yet.
-    const cold = await startPulsegate(await freePort(), setup.url, ['--no-page-cache'], setup.cpus);
-    const latency: Record<string, number> = {};
-    try {
-      const n = options.quick ? 5 : 15;
-      // What one request at a time costs with nothing to compute: the floor under every latency.
-      const bareTimes: number[] = [];
-      for (let i = 0; i < n * 4; i++) bareTimes.push(await timed(bare.url, {}));
-      latency['bare route, one request at a time, median'] = median(bareTimes);
-      // Two sets of listings, none in both and none asked twice (a page of a listing already
-      // asked would find its count and checkpoints kept, and measure the cache).
-      const [bootSet, runningSet] = firstPages(mix.paths, n * 2);
-      // Right after boot every request also pays for compiling the code it runs.
-      const booting: number[] = [];
-      for (const path of bootSet!) booting.push(await timed(cold.url + path, headers));
-      latency['first requests after boot, median'] = median(booting);
-      // A running server meeting a listing it has never seen: its count, seek and page from the
-      // database (other listings were served before, so the code is compiled).
-      const firsts: number[] = [];
-      for (const path of runningSet!) firsts.push(await timed(cold.url + path, headers));
-      latency['first request of a listing (running server), median'] = median(firsts);
-      latency['first request of a listing (running server), max'] = Math.max(...firsts);
-      const projectPage3: number[] = [];
-      const allPage3: number[] = [];
-      for (let i = 0; i < n; i++) {
-        projectPage3.push(await timed(`${cold.url}${hotPath}?page=3`, headers));
-        allPage3.push(await timed(`${cold.url}/api/v4/events?scope=all&page=3`, headers));
-      }
-      latency['one project page 3, page cache off'] = median(projectPage3);
-      latency['scope=all page 3, page cache off'] = median(allPage3);
-    } finally {
-      await cold.stop();
+    const sides: SideResult[] = [];
+    for (const [i, b] of builds.entries()) {
+      const latency = await coldLatency(setup, b, mix, bare.url, hotPath, options.quick);
+      for (const [name, ms] of Object.entries(latency))
+        console.log(`  ${name}${b.suffix}: ${ms.toFixed(2)} ms`);
+      const own = <T>(map: Map<string, T>) => ofBuild(map, b.suffix);
+      sides.push({
+        samples: own(samples),
+        ratios: own(ratios),
+        costRatios: own(costRatios),
+        latency,
+        peakRss: peakRss[i]!,
+        writesPerSecond: b.writesPerSecond(),
+        caches: b.caches(),
+      });
     }
-    for (const [name, ms] of Object.entries(latency)) console.log(`  ${name}: ${ms.toFixed(2)} ms`);
     return {
       setup,
-      samples,
-      ratios,
-      costRatios,
-      latency,
-      peakRss,
-      writesPerSecond,
-      caches: lookups.summary(),
+      ...sides[0]!,
+      ...(before
+        ? {
+            before: sides[1]!,
+            rounds: new Map(
+              loads[0]!.map((load) => [
+                load.name,
+                { after: neighbours.get(load.name)!, before: neighbours.get(load.name + BEFORE)! },
+              ]),
+            ),
+          }
+        : {}),
     };
   } finally {
-    await writer.stop();
-    await server.stop();
-    await baseline?.stop();
+    for (const stop of stops.reverse()) await stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What the before build's loads are named: the after build's names, and this. */
+const BEFORE = ' (before)';
+
+/** A build's entries of a map keyed by load name, under the after build's names, and the bare route's. */
+function ofBuild<T>(map: Map<string, T>, suffix: string): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const [name, value] of map) {
+    if (name === BASELINE) out.set(name, value);
+    else if (name.endsWith(BEFORE) === (suffix === BEFORE))
+      out.set(name.slice(0, name.length - suffix.length), value);
+  }
+  return out;
+}
+
+/**
+ * One build's server and writer on `url`, from the checkout at `cwd` (its `stop`s pushed on
+ * `stops`), and the workloads measured on it.
+ */
+async function startBuild(
+  setup: Setup,
+  url: string,
+  token: string,
+  cwd: string,
+  stops: (() => Promise<void>)[],
+) {
+  const server = await startPulsegate(
+    await freePort(),
+    url,
+    ['--workers', String(setup.workers)],
+    setup.cpus,
+    cwd,
+  );
+  stops.push(() => server.stop());
+  const writer = await startWriter(url, cwd);
+  stops.push(() => writer.stop());
+  const headers = { 'private-token': token };
+  const json = { ...headers, 'content-type': 'application/json' };
+  const achieved: Record<string, number> = {};
+  const atRate = (rate: number) => {
+    let started = 0;
+    let before = 0;
+    return {
+      before: async () => {
+        before = await writer.written();
+        started = Date.now();
+        await writer.rate(rate);
+      },
+      after: async () => {
+        await writer.rate(0);
+        achieved[String(rate)] =
+          ((await writer.written()) - before) / ((Date.now() - started) / 1000);
+      },
+    };
+  };
+  // The server's processes, and on PostgreSQL the database's: its backends serve the load too.
+  const servers = () => [server.child.pid!, ...(url.startsWith('postgres') ? postmaster() : [])];
+  const lookups = countLookups(server.url);
+  return {
+    server,
+    url,
+    cwd,
+    headers,
+    async get(path: string): Promise<Buffer> {
+      const res = await fetch(server.url + path, { headers });
+      const body = Buffer.from(await res.arrayBuffer());
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body}`);
+      return body;
+    },
+    loads: (mix: Mix, hotPath: string): Load[] => {
+      const graphql = {
+        url: `${server.url}/api/graphql`,
+        method: 'POST' as const,
+        headers: json,
+        servers,
+        body: mix.gql[0]!,
+      };
+      return [
+        { name: 'hot URL (one project, page 1)', url: server.url + hotPath, headers, servers },
+        ...WRITE_RATES.map((rate) => ({
+          name: `REST mix, ${rate} writes/s`,
+          url: server.url + mix.paths[0]!,
+          headers,
+          servers,
+          paths: mix.paths,
+          ...atRate(rate),
+        })),
+        {
+          name: 'scope=all page 3, 50 writes/s',
+          url: `${server.url}/api/v4/events?scope=all&page=3`,
+          headers,
+          servers,
+          ...atRate(50),
+        },
+        { name: 'GraphQL hot query (project, first 20)', ...graphql },
+        { name: 'GraphQL mix, 50 writes/s', ...graphql, bodies: mix.gql, ...atRate(50) },
+      ].map(lookups.around);
+    },
+    writesPerSecond: () => ({ '5': achieved['5'] ?? 0, '50': achieved['50'] ?? 0 }),
+    caches: () => lookups.summary(),
+  };
+}
+
+/** One request at a time, page cache off, on a server of `build`'s that has seen nothing yet. */
+async function coldLatency(
+  setup: Setup,
+  build: { url: string; cwd: string; headers: Record<string, string> },
+  mix: Mix,
+  bareUrl: string,
+  hotPath: string,
+  quick: boolean,
+): Promise<Record<string, number>> {
+  const cold = await startPulsegate(
+    await freePort(),
+    build.url,
+    ['--no-page-cache'],
+    setup.cpus,
+    build.cwd,
+  );
+  const { headers } = build;
+  const latency: Record<string, number> = {};
+  try {
+    const n = quick ? 5 : 15;
+    // What one request at a time costs with nothing to compute: the floor under every latency.
+    const bareTimes: number[] = [];
+    for (let i = 0; i < n * 4; i++) bareTimes.push(await timed(bareUrl, {}));
+    latency['bare route, one request at a time, median'] = median(bareTimes);
+    // Two sets of listings, none in both and none asked twice (a page of a listing already
+    // asked would find its count and checkpoints kept, and measure the cache).
+    const [bootSet, runningSet] = firstPages(mix.paths, n * 2);
+    // Right after boot every request also pays for compiling the code it runs.
+    const booting: number[] = [];
+    for (const path of bootSet!) booting.push(await timed(cold.url + path, headers));
+    latency['first requests after boot, median'] = median(booting);
+    // A running server meeting a listing it has never seen: its count, seek and page from the
+    // database (other listings were served before, so the code is compiled).
+    const firsts: number[] = [];
+    for (const path of runningSet!) firsts.push(await timed(cold.url + path, headers));
+    latency['first request of a listing (running server), median'] = median(firsts);
+    latency['first request of a listing (running server), max'] = Math.max(...firsts);
+    const projectPage3: number[] = [];
+    const allPage3: number[] = [];
+    for (let i = 0; i < n; i++) {
+      projectPage3.push(await timed(`${cold.url}${hotPath}?page=3`, headers));
+      allPage3.push(await timed(`${cold.url}/api/v4/events?scope=all&page=3`, headers));
+    }
+    latency['one project page 3, page cache off'] = median(projectPage3);
+    latency['scope=all page 3, page cache off'] = median(allPage3);
+  } finally {
+    await cold.stop();
+  }
+  return latency;
 }
 
 /**
@@ -658,9 +986,13 @@ function countLookups(base: string) {
   };
 }
 
-/** The writer process (bench/live-writer.ts), on the load core: its rate is set per load. */
-async function startWriter(url: string) {
-  const child: ChildProcess = fork('bench/live-writer.ts', [url], {
+/**
+ * The writer process (bench/live-writer.ts of the checkout at `cwd`, which appends as that build
+ * does), on the load core: its rate is set per load.
+ */
+async function startWriter(url: string, cwd: string) {
+  const child: ChildProcess = fork(resolve(cwd, 'bench/live-writer.ts'), [url], {
+    cwd,
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -17,7 +17,7 @@ import { restErrorHandler } from './rest/errors.js';
 import { AJV_OPTIONS } from './rest/params.js';
 import { restApi } from './rest/index.js';
 import { startBackgroundJobs } from './background.js';
-import { stampArrivals } from './http/arrival.js';
+import { establishReadContext } from './http/read-context.js';
 import { registerCors } from './http/cors.js';
 import { sendJson } from './http/json.js';
 import { operationsEndpoints } from './http/operations.js';
@@ -169,7 +169,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     );
   }
   // First of all: when the request came (PostgreSQL), before anything reads the database.
-  stampArrivals(app, services);
+  establishReadContext(app, services);
   // Every-request hooks take callbacks rather than promises: one less promise per hook.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

@@ -20,9 +20,9 @@ function hasTaskset(): boolean {
 }
 export const PINNING = hasTaskset();
 
-/** Builds dist/ so servers run as plain JavaScript, as `npm start` runs them. */
-export function ensureBuilt(): void {
-  execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { stdio: 'inherit' });
+/** Builds dist/ so servers run as plain JavaScript, as `npm start` runs them (in `cwd`'s checkout). */
+export function ensureBuilt(cwd?: string): void {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { stdio: 'inherit', cwd });
 }
 
 /** Re-runs the current script pinned to the load core, once. */
@@ -58,17 +58,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node <args>` on the server core and waits until `readyPath` answers. */
+/** Starts `node <args>` (in `cwd`) on the server core and waits until `readyPath` answers. */
 export async function startNode(
   args: string[],
   port: number,
   readyPath: string,
   env: Record<string, string> = {},
   cpus: string = SERVER_CPU,
+  cwd?: string,
 ): Promise<Started> {
   const command = PINNING ? 'taskset' : process.execPath;
   const argv = PINNING ? ['-c', cpus, process.execPath, ...args] : args;
   const child = spawn(command, argv, {
+    cwd,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   });
@@ -303,36 +305,47 @@ export async function interleave(
  * 37,000 req/s within one minute here), and a ratio of two medians sampled minutes apart carries
  * that drift; a ratio of neighbours mostly does not. The baseline's own summary is over all its
  * samples.
+ *
+ * An entry of `loads` may be a group (one workload on two builds): its loads are measured one
+ * right after the other, each after its own baseline sample, which one first alternating from
+ * workload to workload and round to round, so drift and after-effects (writes the next server has
+ * to catch up with) fall on each alike.
  */
 export async function paired(
   baseline: Load,
-  loads: Load[],
+  loads: (Load | Load[])[],
   options: { rounds: number; seconds: number; connections: number; warmup: number },
-  onSample?: (load: Load, sample: Sample, ratio: number) => void,
+  onSample?: (load: Load, sample: Sample, ratio: number, base: Sample) => void,
 ): Promise<{
   samples: Map<string, Sample>;
   ratios: Map<string, number>;
   /** Per load: the median of the baseline's CPU per request over the load's, neighbour by neighbour. */
   costRatios: Map<string, number>;
 }> {
-  for (const load of [baseline, ...loads]) {
+  const groups = loads.map((entry) => (Array.isArray(entry) ? entry : [entry]));
+  const all = groups.flat();
+  for (const load of [baseline, ...all]) {
     await measure(load, options.warmup, options.connections);
   }
-  const samples = new Map<string, Sample[]>([baseline, ...loads].map((l) => [l.name, []]));
-  const ratios = new Map<string, number[]>(loads.map((l) => [l.name, []]));
-  const costRatios = new Map<string, number[]>(loads.map((l) => [l.name, []]));
+  const samples = new Map<string, Sample[]>([baseline, ...all].map((l) => [l.name, []]));
+  const ratios = new Map<string, number[]>(all.map((l) => [l.name, []]));
+  const costRatios = new Map<string, number[]>(all.map((l) => [l.name, []]));
   for (let round = 0; round < options.rounds; round++) {
-    for (let i = 0; i < loads.length; i++) {
-      const load = loads[(i + round) % loads.length]!;
-      const base = await measure(baseline, options.seconds, options.connections);
-      const sample = await measure(load, options.seconds, options.connections);
-      samples.get(baseline.name)!.push(base);
-      samples.get(load.name)!.push(sample);
-      ratios.get(load.name)!.push(sample.rps / base.rps);
-      if (base.cpuMicros && sample.cpuMicros) {
-        costRatios.get(load.name)!.push(base.cpuMicros / sample.cpuMicros);
+    for (let i = 0; i < groups.length; i++) {
+      const g = (i + round) % groups.length;
+      const group = groups[g]!;
+      for (let j = 0; j < group.length; j++) {
+        const load = group[(j + g + round) % group.length]!;
+        const base = await measure(baseline, options.seconds, options.connections);
+        const sample = await measure(load, options.seconds, options.connections);
+        samples.get(baseline.name)!.push(base);
+        samples.get(load.name)!.push(sample);
+        ratios.get(load.name)!.push(sample.rps / base.rps);
+        if (base.cpuMicros && sample.cpuMicros) {
+          costRatios.get(load.name)!.push(base.cpuMicros / sample.cpuMicros);
+        }
+        onSample?.(load, sample, sample.rps / base.rps, base);
       }
-      onSample?.(load, sample, sample.rps / base.rps);
     }
   }
   return {
@@ -368,12 +381,16 @@ export function table(rows: string[][]): string {
   return [line(rows[0]!), sep, ...rows.slice(1).map(line)].join('\n');
 }
 
-/** `pulsegate serve` on the server core, quiet and unthrottled, as the benchmarks run it. */
+/**
+ * `pulsegate serve` on the server core, quiet and unthrottled, as the benchmarks run it; from the
+ * checkout at `cwd` (its own `dist/`) when given.
+ */
 export function startPulsegate(
   port: number,
   databaseUrl: string,
   extra: string[] = [],
   cpus: string = SERVER_CPU,
+  cwd?: string,
 ) {
   return startNode(
     [
@@ -395,8 +412,12 @@ export function startPulsegate(
     '/-/health',
     {},
     cpus,
+    cwd,
   );
 }
+
+/** The `serve` flags `startPulsegate` passes, for checking another checkout knows them. */
+export const SERVE_FLAGS = ['--port', '--database-url', '--log-level', '--rate-limit', '--workers'];
 
 /** The bare Fastify baseline serving `bodyFile`'s bytes at `/baseline`. */
 export function startBaseline(port: number, bodyFile: string) {

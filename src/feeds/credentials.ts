@@ -11,7 +11,6 @@ import { type Viewer, viewerOf } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
 import type { UserView } from '../services/views.js';
 import { authenticate, markCredentialInUrl } from '../http/credentials.js';
-import { arrivalOf } from '../http/arrival.js';
 
 export interface FeedReader {
   user: UserView;
@@ -28,9 +27,7 @@ export async function feedReader(
     // A secret in the URL: no cache may keep the answer (RFC 6750 §2.3's reasoning).
     markCredentialInUrl(reply);
     const user =
-      typeof feedToken === 'string'
-        ? await services.feedTokens.authenticate(feedToken, arrivalOf(request))
-        : null;
+      typeof feedToken === 'string' ? await services.feedTokens.authenticate(feedToken) : null;
     if (!user) throw new UnauthenticatedError();
     return { user, viewer: viewerOf(user) };
   }

@@ -8,7 +8,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ServiceError, UnauthenticatedError } from '../domain/errors.js';
 import { projectWebUrl, userWebUrl } from '../domain/links.js';
 import { type Problem, errorHandler } from '../http/errors.js';
-import { arrivalOf } from '../http/arrival.js';
 import { answerIfNotModified, tagResponses } from '../http/conditional.js';
 import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
@@ -86,10 +85,8 @@ export function atomFeeds(services: Services, revision: string) {
       const reader = await feedReader(services, request, reply);
       const viewer = reader?.viewer ?? null;
       const { source, feed } = await describe(reader);
-      // Feed readers poll: on PostgreSQL every step of a poll takes the reading of its arrival.
-      const arrival = arrivalOf(request);
-      const resolved = await activity.resolve(source, { sort: 'desc' }, viewer, arrival);
-      const mark = await activity.mark(resolved, undefined, arrival);
+      const resolved = await activity.resolve(source, { sort: 'desc' }, viewer);
+      const mark = await activity.mark(resolved);
       const list = { kind: 'atom', revision, viewer, mark };
       if (await answerIfNotModified(services, request, reply, list)) return reply;
       const page = await activity.listPage(resolved, { page: 1, perPage: ENTRIES });
@@ -144,7 +141,7 @@ export function atomFeeds(services: Services, revision: string) {
         serve(request, reply, async (reader) => {
           const fullPath = names.map((n) => request.params[n]!).join('/');
           const viewer = reader?.viewer ?? null;
-          const { project } = await activity.findProject(fullPath, viewer, arrivalOf(request));
+          const { project } = await activity.findProject(fullPath, viewer);
           const page = projectWebUrl(config.externalUrl, project);
           return {
             source: { kind: 'project', idOrPath: String(project.id) },

@@ -5,7 +5,6 @@ import { projectLinksOf } from '../domain/links.js';
 import type { EndpointScopes, Scope } from '../domain/scopes.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { ActivityReader, EventReads, EventView } from '../services/activity/activity.js';
-import type { Arrival } from '../http/arrival.js';
 import type { Services } from '../services/container.js';
 import type { LiveActivity } from '../services/live/live-activity.js';
 import type { Principal } from '../services/accounts/credentials.js';
@@ -63,8 +62,6 @@ export function createContext(
   cost: { score: number; limit: number } = { score: 0, limit: 0 },
   writeRequest: WriteRequest = { idempotent: null, replayed: () => undefined },
   reads: EventReads | null = null,
-  /** The request's (store/database.ts), for a query only: a mutation reads what it wrote. */
-  arrival?: Arrival,
 ): GraphQLContext {
   const viewer = principal?.viewer ?? null;
   const authorizeWrite = (): Principal => {
@@ -75,7 +72,7 @@ export function createContext(
   const context: GraphQLContext = {
     principal,
     viewer,
-    reader: services.activity.reader(viewer, principal?.user ?? null, reads, arrival),
+    reader: services.activity.reader(viewer, principal?.user ?? null, reads),
     present: new Presenter(projectLinksOf(services.config), eventModels),
     log,
     cost,

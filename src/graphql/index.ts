@@ -6,12 +6,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { EventReads, EventView } from '../services/activity/activity.js';
 import type { IdempotentRequest } from '../services/content/content.js';
-import { arrivalOf } from '../http/arrival.js';
 import { acceptBrowserSessions } from '../http/credentials.js';
 import { registerCors } from '../http/cors.js';
 import { errorHandler } from '../http/errors.js';
 import { RATE_LIMIT_TEXT, limitRequests } from '../http/rate-limit.js';
 import { answerIfNotModified, tagResponses, untagged } from '../http/conditional.js';
+import { readsAsOfArrival } from '../http/read-context.js';
 import { createContext } from './context.js';
 import { type Executor, JSON_UTF8 } from './engines/types.js';
 import {
@@ -121,67 +121,68 @@ export function graphqlApi(services: Services, revision = '') {
               if (!(error instanceof RequestError)) throw error;
               return sendErrors(reply, error.status, requestErrorBody(error));
             }
-            const key = results.admit(prepared);
-            const tagged = request.method === 'GET' && prepared.operation === 'query';
-            // One reading of the marks, before anything is computed: the tag's, and those a kept
-            // answer is checked against and an answer computed now is kept under.
-            const arrival = arrivalOf(request);
-            const marks =
-              tagged || key !== null ? await services.activity.versionMarks(arrival) : null;
-            // A GET query is a function of its URL (query, variables, operation name), who asks
-            // (user and scopes: a missing scope is a field error), the Accept header (Apollo
-            // picks the content type by it) and the data: the head mark covers the data, since
-            // every GraphQL field reads events or tables whose writes move the listing version.
-            if (tagged && marks) {
-              const { principal } = prepared;
-              const list = {
-                kind: `graphql:${config.graphqlEngine}`,
-                revision,
-                viewer: principal?.viewer ?? null,
-                mark: marks.head,
-                extra: [
-                  principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
-                  request.headers.accept ?? '',
-                ],
-              };
-              if (await answerIfNotModified(services, request, reply, list)) return reply;
-            }
-            const caching =
-              key === null || !marks
-                ? null
-                : { key, before: marks, reads: { listings: [], byId: false } as EventReads };
-            if (caching) {
-              const hit = await results.get(caching.key, caching.before, arrival);
-              services.metrics.cacheLookup('graphql_result', hit !== undefined);
-              if (hit)
-                return reply.code(200).header('content-type', hit.contentType).send(hit.body);
-            }
-            const context = createContext(
-              services,
-              prepared.principal,
-              request.log,
-              eventModels,
-              prepared.cost,
-              {
-                idempotent: idempotentRequest(request, prepared),
-                replayed: () => reply.header('idempotent-replayed', 'true'),
-              },
-              caching?.reads ?? null,
-              // A query's lookups share the request's reading of the head; a mutation's must see
-              // its own write, so they read as of when they are made.
-              prepared.operation === 'query' ? arrival : undefined,
-            );
-            const outcome = await execute(request, prepared, context);
-            // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.
-            if (outcome.failed) untagged(request);
-            reply.code(outcome.status).header('content-type', outcome.contentType);
-            if (!caching || outcome.failed || outcome.status !== 200)
-              return reply.send(outcome.body);
-            const cached = { contentType: outcome.contentType, body: Buffer.from(outcome.body) };
-            results.set(caching.key, cached, caching.before, caching.reads);
-            return reply.send(cached.body);
+            // A query reads as of when the request came (sent by POST too); a mutation as of now,
+            // so that it sees its own writes.
+            if (prepared.operation !== 'query') return respond(request, reply, prepared);
+            const ready = prepared;
+            return readsAsOfArrival(services, request, () => respond(request, reply, ready));
           },
         });
+      }
+
+      async function respond(request: FastifyRequest, reply: FastifyReply, prepared: Prepared) {
+        const key = results.admit(prepared);
+        const tagged = request.method === 'GET' && prepared.operation === 'query';
+        // One reading of the marks, before anything is computed: the tag's, and those a kept
+        // answer is checked against and an answer computed now is kept under.
+        const marks = tagged || key !== null ? await services.activity.versionMarks() : null;
+        // A GET query is a function of its URL (query, variables, operation name), who asks
+        // (user and scopes: a missing scope is a field error), the Accept header (Apollo
+        // picks the content type by it) and the data: the head mark covers the data, since
+        // every GraphQL field reads events or tables whose writes move the listing version.
+        if (tagged && marks) {
+          const { principal } = prepared;
+          const list = {
+            kind: `graphql:${config.graphqlEngine}`,
+            revision,
+            viewer: principal?.viewer ?? null,
+            mark: marks.head,
+            extra: [
+              principal ? `${principal.kind}:${[...principal.scopes].sort().join(' ')}` : '-',
+              request.headers.accept ?? '',
+            ],
+          };
+          if (await answerIfNotModified(services, request, reply, list)) return reply;
+        }
+        const caching =
+          key === null || !marks
+            ? null
+            : { key, before: marks, reads: { listings: [], byId: false } as EventReads };
+        if (caching) {
+          const hit = await results.get(caching.key, caching.before);
+          services.metrics.cacheLookup('graphql_result', hit !== undefined);
+          if (hit) return reply.code(200).header('content-type', hit.contentType).send(hit.body);
+        }
+        const context = createContext(
+          services,
+          prepared.principal,
+          request.log,
+          eventModels,
+          prepared.cost,
+          {
+            idempotent: idempotentRequest(request, prepared),
+            replayed: () => reply.header('idempotent-replayed', 'true'),
+          },
+          caching?.reads ?? null,
+        );
+        const outcome = await execute(request, prepared, context);
+        // Errors may be passing (a timeout, a failed lookup): never tag them for reuse.
+        if (outcome.failed) untagged(request);
+        reply.code(outcome.status).header('content-type', outcome.contentType);
+        if (!caching || outcome.failed || outcome.status !== 200) return reply.send(outcome.body);
+        const cached = { contentType: outcome.contentType, body: Buffer.from(outcome.body) };
+        results.set(caching.key, cached, caching.before, caching.reads);
+        return reply.send(cached.body);
       }
     });
 

@@ -19,7 +19,6 @@
  * random source or request headers. Responses carrying errors and operations other than queries
  * are never kept. Memory is bounded by entry count and by total bytes.
  */
-import type { Arrival } from '../http/arrival.js';
 import type { Principal } from '../services/accounts/credentials.js';
 import type { EventReads, VersionMarks } from '../services/activity/activity.js';
 import type { Prepared } from './gate.js';
@@ -61,24 +60,23 @@ export class ResultCache {
   }
 
   /**
-   * The response kept for `key` if nothing it was computed from has changed as of `now` (read as
-   * of the request's `arrival`, http/arrival.ts).
+   * The response kept for `key` if nothing it was computed from has changed as of `now`.
    */
-  async get(key: string, now: VersionMarks, arrival: Arrival): Promise<CachedResponse | undefined> {
+  async get(key: string, now: VersionMarks): Promise<CachedResponse | undefined> {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (await this.stands(entry, now, arrival)) return entry.response;
+    if (await this.stands(entry, now)) return entry.response;
     // Only if no newer answer replaced it meanwhile.
     if (this.entries.get(key) === entry) this.drop(key, entry);
     return undefined;
   }
 
-  private async stands(entry: Entry, now: VersionMarks, arrival: Arrival): Promise<boolean> {
+  private async stands(entry: Entry, now: VersionMarks): Promise<boolean> {
     const { before, reads } = entry;
     if (before.version !== now.version) return false;
     if (reads.byId && before.head !== now.head) return false;
     for (const { listing, mark } of reads.listings) {
-      if ((await listing.mark(arrival)) !== mark) return false;
+      if ((await listing.mark()) !== mark) return false;
     }
     return true;
   }

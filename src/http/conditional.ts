@@ -31,7 +31,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches, strongTag } from '../domain/etags.js';
 import type { Viewer } from '../domain/visibility.js';
 import type { Services } from '../services/container.js';
-import { type Arrival, arrivalOf } from './arrival.js';
 import { urlCarriesCredential } from './credentials.js';
 import { refundRequest } from './rate-limit.js';
 
@@ -69,10 +68,9 @@ interface Known {
 }
 
 /**
- * How a listing's current mark is read again without resolving the listing (`answerFromKept`), as
- * of the request's arrival (http/arrival.ts).
+ * How a listing's current mark is read again without resolving the listing (`answerFromKept`).
  */
-export type Remark = (arrival: Arrival) => Promise<string>;
+export type Remark = () => Promise<string>;
 
 /** What a list's version tag is keyed by besides its URL and version. */
 interface ListKey {
@@ -234,7 +232,7 @@ export async function answerFromKept(
   // Taken before the wait: the budget may drop it meanwhile, and it stays exact for its version.
   const kept = known?.response;
   if (!known?.remark || !kept) return false;
-  if ((await known.remark(arrivalOf(request))) !== known.version) return false;
+  if ((await known.remark()) !== known.version) return false;
   reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS));
   return answerUnder(services, request, reply, known, kept);
 }

@@ -8,7 +8,7 @@ import { UnauthenticatedError } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
 import { viewerOf } from '../domain/visibility.js';
 import { SESSION_COOKIE } from '../services/accounts/sessions.js';
-import { arrivalOf } from './arrival.js';
+import { readsAsOfArrival } from './read-context.js';
 import type { Principal, PresentedCredentials } from '../services/accounts/credentials.js';
 import type { Services } from '../services/container.js';
 
@@ -148,7 +148,7 @@ export function principalOf(
     principal =
       !hasToken(presented) && sessionRoutes.has(request) && typeof csrf === 'string'
         ? sessionPrincipal(services, request, csrf)
-        : services.credentials.authenticate(presented, arrivalOf(request));
+        : readsAsOfArrival(services, request, () => services.credentials.authenticate(presented));
     principals.set(request, principal);
   }
   return principal;

@@ -13,7 +13,6 @@ import type { Viewer } from '../domain/visibility.js';
 import type { ActivitySource } from '../services/activity/activity.js';
 import type { Services } from '../services/container.js';
 import { authenticate } from '../http/credentials.js';
-import { arrivalOf } from '../http/arrival.js';
 import {
   type Remark,
   answerFromKept,
@@ -64,10 +63,9 @@ export function eventRoutes(app: FastifyInstance, services: Services, revision: 
     const { query } = request;
     const filter = eventFilterOf(query);
     const page = offsetPageOf(query);
-    const arrival = arrivalOf(request);
-    const resolved = await activity.resolve(source, filter, viewer, arrival);
-    const mark = await activity.mark(resolved, page, arrival);
-    const remark: Remark = (arrival) => activity.remark(resolved, page, arrival);
+    const resolved = await activity.resolve(source, filter, viewer);
+    const mark = await activity.mark(resolved, page);
+    const remark: Remark = () => activity.remark(resolved, page);
     const list = { kind: KIND, revision, viewer, mark, remark };
     if (await answerIfNotModified(services, request, reply, list)) return reply;
     const listing = await activity.listPage(resolved, page);

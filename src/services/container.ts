@@ -5,8 +5,8 @@
 import { keyEncryptionKey } from '../domain/key-sealing.js';
 import { projectLinksOf } from '../domain/links.js';
 import type { Config } from '../config.js';
-import type { Arrival } from '../store/database.js';
 import type { Store } from '../store/store.js';
+import type { ReadStamp } from '../store/per-turn.js';
 import { ActivityService } from './activity/activity.js';
 import { ObjectActivity } from './activity/object-activity.js';
 import { type Clock, systemClock } from './clock.js';
@@ -54,12 +54,17 @@ export interface Services {
   /** Users, projects, namespaces, groups, issues and merge requests as clients look for them. */
   navigation: NavigationService;
   /**
-   * A request's `Arrival` (store/database.ts), taken as it comes in and handed to the services it
-   * calls, so that on PostgreSQL all its steps are served by one reading sent after it arrived.
-   * Undefined on SQLite.
+   * A request's read context: the stamp taken as it comes in, and how work runs reading as of it,
+   * so that on PostgreSQL all its reads are served by one reading sent after it arrived (store
+   * `readStamp`), whatever service they go through.
    */
-  arrival(): Arrival;
+  reads: {
+    stamp(): ReadStamp | undefined;
+    asOf<R>(stamp: ReadStamp | undefined, work: () => R): R;
+  };
 }
+
+export type { ReadStamp };
 
 export function createServices(
   config: Config,
@@ -97,6 +102,9 @@ export function createServices(
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,
     navigation: new NavigationService(store),
-    arrival: () => store.arrival(),
+    reads: {
+      stamp: () => store.readStamp(),
+      asOf: (stamp, work) => store.readAsOf(stamp, work),
+    },
   };
 }

@@ -1,5 +1,6 @@
 /** OAuth applications (clients). Secrets are stored as digests only. */
 import type { Kysely } from 'kysely';
+import { deleteBy, rowBy, updateBy } from './rows.js';
 import type { Database, OAuthApplicationRow } from './schema.js';
 
 export interface NewApplication {
@@ -18,19 +19,11 @@ export class ApplicationStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   byUid(uid: string): Promise<OAuthApplicationRow | undefined> {
-    return this.db
-      .selectFrom('oauth_applications')
-      .selectAll()
-      .where('uid', '=', uid)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_applications', { uid });
   }
 
   byId(id: number): Promise<OAuthApplicationRow | undefined> {
-    return this.db
-      .selectFrom('oauth_applications')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_applications', { id });
   }
 
   forOwner(ownerId: number): Promise<OAuthApplicationRow[]> {
@@ -61,21 +54,13 @@ export class ApplicationStore {
   }
 
   async setSecretDigest(id: number, ownerId: number, secretDigest: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('oauth_applications')
-      .set({ secret_digest: secretDigest })
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const key = { id, owner_id: ownerId };
+    return (
+      (await updateBy(this.db, 'oauth_applications', key, { secret_digest: secretDigest })) > 0
+    );
   }
 
   async delete(id: number, ownerId: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('oauth_applications')
-      .where('id', '=', id)
-      .where('owner_id', '=', ownerId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (await deleteBy(this.db, 'oauth_applications', { id, owner_id: ownerId })) > 0;
   }
 }

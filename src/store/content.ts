@@ -1,69 +1,16 @@
 /** Batch lookups of event targets and payloads, by id (one query per kind per page). */
 import type { Kysely } from 'kysely';
-import type {
-  Database,
-  IssueRow,
-  MergeRequestRow,
-  MilestoneRow,
-  NoteRow,
-  PushPayloadRow,
-  SnippetRow,
-} from './schema.js';
+import { rowsIn } from './rows.js';
+import type { Database } from './schema.js';
 
 export class ContentStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  issues(ids: readonly number[]): Promise<IssueRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('issues')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
-  }
-
-  mergeRequests(ids: readonly number[]): Promise<MergeRequestRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('merge_requests')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
-  }
-
-  milestones(ids: readonly number[]): Promise<MilestoneRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('milestones')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
-  }
-
-  snippets(ids: readonly number[]): Promise<SnippetRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('snippets')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
-  }
-
-  notes(ids: readonly number[]): Promise<NoteRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('notes')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
-  }
-
-  pushPayloads(eventIds: readonly number[]): Promise<PushPayloadRow[]> {
-    if (eventIds.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('push_event_payloads')
-      .selectAll()
-      .where('event_id', 'in', [...eventIds])
-      .execute();
-  }
+  readonly issues = (ids: readonly number[]) => rowsIn(this.db, 'issues', 'id', ids);
+  readonly mergeRequests = (ids: readonly number[]) => rowsIn(this.db, 'merge_requests', 'id', ids);
+  readonly milestones = (ids: readonly number[]) => rowsIn(this.db, 'milestones', 'id', ids);
+  readonly snippets = (ids: readonly number[]) => rowsIn(this.db, 'snippets', 'id', ids);
+  readonly notes = (ids: readonly number[]) => rowsIn(this.db, 'notes', 'id', ids);
+  readonly pushPayloads = (eventIds: readonly number[]) =>
+    rowsIn(this.db, 'push_event_payloads', 'event_id', eventIds);
 }

@@ -30,7 +30,8 @@ export interface Connection {
   /**
    * PostgreSQL outside a transaction: what readers check before answering (the settled head, the
    * listing version, the row counter), read in one statement once per event-loop turn and shared
-   * by every caller of that turn, or by every caller that arrived before it was sent (`Arrival`).
+   * by every caller of that turn, or by every caller that arrived before it was sent (per-turn.ts
+   * `arrive`).
    * Absent on SQLite, which reads each of them in-process for free.
    */
   turnReading?: SharedRead<TurnReading>;
@@ -76,23 +77,15 @@ export interface TurnReading {
   listingVersion: number;
   /** The row counter (migration 015). */
   rowVersion: number;
-  /** Which shared read this is (per-turn.ts): above a caller's `Arrival`, it was sent after it. */
+  /** Which shared read this is (per-turn.ts). */
   seq: number;
 }
-
-/**
- * When a caller (a request) arrived: how many turn readings had been sent by then (`stamp()` of
- * `turnReading`). Any reading numbered above it was sent after the caller arrived, so it sees
- * every commit the caller could have seen, and serves every later step of the same request.
- * Undefined: as of now (SQLite, transactions, callers that are not requests).
- */
-export type Arrival = number | undefined;
 
 /** Tables with change counters (migration 015). */
 export type CountedTable = (typeof COUNTED_TABLES)[number];
 
 /** What a row cache is valid for: equal values, same rows; null: do not cache. */
-export type RowVersion = (arrival?: Arrival) => RowVersionValue | Promise<RowVersionValue>;
+export type RowVersion = () => RowVersionValue | Promise<RowVersionValue>;
 export type RowVersionValue = number | string | null;
 
 export interface Listener {
@@ -377,8 +370,8 @@ async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
     };
   });
   // The row counter; null when it cannot be read (before migration 015: nothing is cached then).
-  const rowCounter = (arrival?: Arrival): Promise<RowVersionValue> =>
-    turnReading(arrival).then(
+  const rowCounter = (): Promise<RowVersionValue> =>
+    turnReading().then(
       (reading) => reading.rowVersion,
       () => null,
     );

@@ -4,7 +4,8 @@
  * passed, and consuming an approved grant once, in the same transaction as its token.
  */
 import { type Kysely, sql } from 'kysely';
-import { type NewToken, insertToken } from './oauth.js';
+import { type NewToken, issueOnce } from './oauth.js';
+import { rowBy } from './rows.js';
 import type { Database, OAuthDeviceGrantRow, OAuthTokenRow } from './schema.js';
 
 export interface NewDeviceGrant {
@@ -41,19 +42,11 @@ export class DeviceGrantStore {
   }
 
   byDeviceCode(digest: string): Promise<OAuthDeviceGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_device_grants')
-      .selectAll()
-      .where('device_code_digest', '=', digest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_device_grants', { device_code_digest: digest });
   }
 
   byUserCode(digest: string): Promise<OAuthDeviceGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_device_grants')
-      .selectAll()
-      .where('user_code_digest', '=', digest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_device_grants', { user_code_digest: digest });
   }
 
   /** Approves or denies a pending, unexpired grant; false when it was no longer pending. */
@@ -105,17 +98,18 @@ export class DeviceGrantStore {
 
   /** Consumes an approved grant and stores its token; null when another request won. */
   async consumeAndIssue(id: number, now: number, token: NewToken): Promise<OAuthTokenRow | null> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('oauth_device_grants')
-        .set({ consumed_at: now, family_id: token.familyId })
-        .where('id', '=', id)
-        .where('status', '=', 'approved')
-        .where('consumed_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return null;
-      return insertToken(trx, token);
-    });
+    return issueOnce(
+      this.db,
+      (trx) =>
+        trx
+          .updateTable('oauth_device_grants')
+          .set({ consumed_at: now, family_id: token.familyId })
+          .where('id', '=', id)
+          .where('status', '=', 'approved')
+          .where('consumed_at', 'is', null)
+          .executeTakeFirst(),
+      token,
+    );
   }
 
   /** Forgets grants created before `before` (long expired; their codes can be drawn again). */

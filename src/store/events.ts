@@ -13,7 +13,7 @@ import {
   readsAllConfidential,
 } from '../domain/visibility.js';
 import { TARGET_TYPES, type Visibility, actionCode } from '../domain/vocabulary.js';
-import type { Arrival, RowVersion, TurnReading } from './database.js';
+import type { RowVersion, TurnReading } from './database.js';
 import { PLAN_ONCE } from './plan-once.js';
 import type { SharedRead } from './per-turn.js';
 import { RowCache } from './row-cache.js';
@@ -197,30 +197,25 @@ export class EventStore {
    */
   async memberProjects(
     userId: number,
-    arrival?: Arrival,
     day: string = membershipDay(Date.now()),
   ): Promise<MemberProject[]> {
-    const { projects, expiries } = await this.members.get(
-      userId,
-      async () => {
-        const rows = await this.db
-          .selectFrom('project_members as m')
-          .innerJoin('projects as p', 'p.id', 'm.project_id')
-          .select(['m.project_id', 'm.access_level', 'm.expires_at', 'p.visibility'])
-          .where('m.user_id', '=', userId)
-          .orderBy('m.project_id')
-          .execute();
-        return {
-          projects: rows.map((r) => ({
-            projectId: r.project_id,
-            visibility: r.visibility,
-            accessLevel: r.access_level,
-          })),
-          expiries: rows.map((r) => r.expires_at),
-        };
-      },
-      arrival,
-    );
+    const { projects, expiries } = await this.members.get(userId, async () => {
+      const rows = await this.db
+        .selectFrom('project_members as m')
+        .innerJoin('projects as p', 'p.id', 'm.project_id')
+        .select(['m.project_id', 'm.access_level', 'm.expires_at', 'p.visibility'])
+        .where('m.user_id', '=', userId)
+        .orderBy('m.project_id')
+        .execute();
+      return {
+        projects: rows.map((r) => ({
+          projectId: r.project_id,
+          visibility: r.visibility,
+          accessLevel: r.access_level,
+        })),
+        expiries: rows.map((r) => r.expires_at),
+      };
+    });
     // Kept whole and judged on each read: expiry is a matter of the day, not of a write.
     if (expiries.every((expiresAt) => membershipActive(expiresAt, day))) return projects;
     return projects.filter((_, i) => membershipActive(expiries[i]!, day));
@@ -433,12 +428,12 @@ export class EventStore {
    * (or less) of a private project whose events it may hold. Tallies cannot tell those notes from
    * others, so such a listing's count walks its events.
    */
-  private async hidesMergeRequestNotes(q: EventQuery, arrival?: Arrival): Promise<boolean> {
+  private async hidesMergeRequestNotes(q: EventQuery): Promise<boolean> {
     const { source, viewer } = q;
     if (viewer?.admin) return false;
     if (source.kind === 'project') return hidesPrivateCode(source.visibility, source.accessLevel);
     if (!viewer) return false;
-    const mine = await this.memberProjects(viewer.userId, arrival, dayOf(q));
+    const mine = await this.memberProjects(viewer.userId, dayOf(q));
     return mine.some((p) => hidesPrivateCode(p.visibility, p.accessLevel));
   }
 
@@ -473,9 +468,9 @@ export class EventStore {
    * below the head is settled: on SQLite writers are serialized, on PostgreSQL every appender
    * holds one transaction lock from before its id is drawn until it commits (see `append`).
    */
-  async head(arrival?: Arrival): Promise<ListingHead> {
+  async head(): Promise<ListingHead> {
     if (this.turnReading) {
-      const { headId, epoch, deletions, listingVersion, seq } = await this.turnReading(arrival);
+      const { headId, epoch, deletions, listingVersion, seq } = await this.turnReading();
       return { id: headId, epoch, deletions, version: listingVersion, seq };
     }
     const { rows } = await sql<{
@@ -532,13 +527,9 @@ export class EventStore {
    * The per-project walks a memberships source merges, or null when it is one joined walk. `only`:
    * just these member projects (the caller knows the others have no rows in its walk).
    */
-  private async parts(
-    q: EventQuery,
-    only?: readonly number[],
-    arrival?: Arrival,
-  ): Promise<EventQuery[] | null> {
+  private async parts(q: EventQuery, only?: readonly number[]): Promise<EventQuery[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    let projects = await this.memberProjects(q.source.userId, arrival, dayOf(q));
+    let projects = await this.memberProjects(q.source.userId, dayOf(q));
     if (projects.length > MAX_MERGED_PROJECTS) return null;
     if (only) projects = projects.filter((p) => only.includes(p.projectId));
     return projects.map((p) => ({
@@ -564,7 +555,7 @@ export class EventStore {
    * sizes come from the event tallies (migration 017): a few index entries, committed with the
    * events they count, so every project with an event at or below the reader's head is among them.
    */
-  private async authorParts(q: EventQuery, arrival?: Arrival): Promise<EventQuery[] | null> {
+  private async authorParts(q: EventQuery): Promise<EventQuery[] | null> {
     const { source, viewer } = q;
     if (source.kind !== 'author' || viewer?.admin) return null;
     // One joined walk is exact whatever the user's projects are, so a recent choice of it is kept
@@ -582,7 +573,7 @@ export class EventStore {
       .execute();
     const levels = new Map(
       viewer
-        ? (await this.memberProjects(viewer.userId, arrival, dayOf(q))).map((p) => [
+        ? (await this.memberProjects(viewer.userId, dayOf(q))).map((p) => [
             p.projectId,
             p.accessLevel,
           ])
@@ -618,10 +609,10 @@ export class EventStore {
   }
 
   /** The query with `clearOfPrivateGuest` settled for a signed-in viewer's joined walks. */
-  private async judged(q: EventQuery, arrival?: Arrival): Promise<EventQuery> {
+  private async judged(q: EventQuery): Promise<EventQuery> {
     if (q.source.kind === 'project' || q.clearOfPrivateGuest !== undefined) return q;
     if (!q.viewer || q.viewer.admin) return q;
-    return { ...q, clearOfPrivateGuest: !(await this.hidesMergeRequestNotes(q, arrival)) };
+    return { ...q, clearOfPrivateGuest: !(await this.hidesMergeRequestNotes(q)) };
   }
 
   /** One source's rows within the walk's bounds, in no stated order and unlimited. */
@@ -661,12 +652,11 @@ export class EventStore {
    *   over Limit over Index Scan Backward), pulling from each arm only what the page takes. It does
    *   not see that a bare arm's `project_id = ?` makes its index ordered by id, so it would read
    *   every arm whole and sort.
-   * Null: nothing to walk. `arrival`: the request's (store/database.ts), whose reading then serves
-   * the member projects' row cache instead of a reading of its own.
+   * Null: nothing to walk.
    */
-  private async walk(query: EventQuery, w: Walk, only?: readonly number[], arrival?: Arrival) {
-    const q = await this.judged(query, arrival);
-    const parts = (await this.parts(q, only, arrival)) ?? (await this.authorParts(q, arrival));
+  private async walk(query: EventQuery, w: Walk, only?: readonly number[]) {
+    const q = await this.judged(query);
+    const parts = (await this.parts(q, only)) ?? (await this.authorParts(q));
     if (!parts) return this.single(q, w);
     if (parts.length === 0) return null;
     if (parts.length === 1) return this.single(parts[0]!, w);
@@ -693,25 +683,25 @@ export class EventStore {
    * above `upTo` (a few, committed since the reader's head), all in one statement and so one
    * snapshot: a few hundred tally rows instead of walking up to `cap + 1` events.
    */
-  async count(q: EventQuery, cap: number, arrival?: Arrival): Promise<number> {
+  async count(q: EventQuery, cap: number): Promise<number> {
     if (
       q.filter.createdBefore !== undefined ||
       q.filter.createdFrom !== undefined ||
-      (await this.hidesMergeRequestNotes(q, arrival))
+      (await this.hidesMergeRequestNotes(q))
     ) {
-      return this.walkCount(q, cap, arrival);
+      return this.walkCount(q, cap);
     }
-    const { rows } = await (await this.tallyCount(q, arrival)).execute(this.planOnce);
+    const { rows } = await (await this.tallyCount(q)).execute(this.planOnce);
     return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
   }
 
   /** The statement `count` runs for a listing without time filters (see there). */
-  private async tallyCount(q: EventQuery, arrival?: Arrival) {
+  private async tallyCount(q: EventQuery) {
     // `count` sums tallies only for a viewer from whom no note can be hidden.
     const untilNow = { ...q, upTo: undefined, clearOfPrivateGuest: true };
     const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
     // scope=all: each member project on its own, as its walks (with its own confidentiality).
-    const parts = (await this.parts(untilNow, undefined, arrival)) ?? [untilNow];
+    const parts = (await this.parts(untilNow, undefined)) ?? [untilNow];
     const terms = [];
     for (const part of parts) {
       terms.push(sql` + (${this.base(part, 'tallies').select(sum)})`);
@@ -732,19 +722,18 @@ export class EventStore {
       const above =
         untilNow.source.kind === 'author'
           ? this.single(untilNow, w)
-          : await this.walk(untilNow, w, undefined, arrival);
+          : await this.walk(untilNow, w, undefined);
       if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
     }
     return sql<{ n: number | string }>`${sql.raw(PLAN_ONCE)}SELECT 0${sql.join(terms, sql``)} AS n`;
   }
 
   /** The same count by walking up to `cap + 1` of the listing's events (time filters, tests). */
-  async walkCount(q: EventQuery, cap: number, arrival?: Arrival): Promise<number> {
+  async walkCount(q: EventQuery, cap: number): Promise<number> {
     const inner = await this.walk(
       q,
       { descending: true, limit: cap + 1, idsOnly: true, unordered: true },
       undefined,
-      arrival,
     );
     if (!inner) return 0;
     const row = await this.db
@@ -772,12 +761,7 @@ export class EventStore {
    * The id found `skip` rows past `fromId` (inclusive) in sort order, or past the start when
    * `fromId` is null. Used to place seek checkpoints for deep offset pages.
    */
-  async idAt(
-    q: EventQuery,
-    fromId: number | null,
-    skip: number,
-    arrival?: Arrival,
-  ): Promise<number | null> {
+  async idAt(q: EventQuery, fromId: number | null, skip: number): Promise<number | null> {
     const asc = q.filter.sort === 'asc';
     const bound = fromId === null ? undefined : { id: fromId, inclusive: true };
     const query = await this.walk(
@@ -790,7 +774,6 @@ export class EventStore {
         idsOnly: true,
       },
       undefined,
-      arrival,
     );
     const row = await query?.executeTakeFirst();
     return row ? row.id : null;
@@ -804,9 +787,8 @@ export class EventStore {
     q: EventQuery,
     window: EventWindow,
     fromId: number | null = null,
-    arrival?: Arrival,
   ): Promise<EventRow[]> {
-    const query = await this.walk(q, walkOf(q, window, fromId), undefined, arrival);
+    const query = await this.walk(q, walkOf(q, window, fromId), undefined);
     if (!query) return [];
     const rows = await query.execute();
     return window.kind === 'keyset' && window.reverse ? rows.reverse() : rows;
@@ -816,20 +798,17 @@ export class EventStore {
    * The listing's events with ids above `afterId` (up to the query's `upTo`), oldest first, at most
    * `limit`: how a cached listing is brought forward over the events appended since. `projects`
    * (scope=all): walk only these member projects, the others having no events above `afterId`.
-   * `arrival`: the request's, whose reading serves the member projects' row cache.
    */
   async since(
     q: EventQuery,
     afterId: number,
     limit: number,
     projects?: readonly number[],
-    arrival?: Arrival,
   ): Promise<EventRow[]> {
     const query = await this.walk(
       q,
       { lower: { id: afterId, inclusive: false }, descending: false, limit },
       projects,
-      arrival,
     );
     return query ? query.execute() : [];
   }

@@ -1,6 +1,7 @@
 /** Feed tokens by user: the generation a token is derived from and its digest for lookups. */
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import { rowBy, updateBy } from './rows.js';
+import type { Database, FeedTokensTable } from './schema.js';
 
 export interface FeedTokenRecord {
   userId: number;
@@ -10,22 +11,12 @@ export interface FeedTokenRecord {
 export class FeedTokenStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async byUser(userId: number): Promise<FeedTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('feed_tokens')
-      .select(['user_id', 'generation'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row && { userId: row.user_id, generation: row.generation };
+  byUser(userId: number): Promise<FeedTokenRecord | undefined> {
+    return rowBy(this.db, 'feed_tokens', { user_id: userId }).then(recordOf);
   }
 
-  async byDigest(tokenDigest: string): Promise<FeedTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('feed_tokens')
-      .select(['user_id', 'generation'])
-      .where('token_digest', '=', tokenDigest)
-      .executeTakeFirst();
-    return row && { userId: row.user_id, generation: row.generation };
+  byDigest(tokenDigest: string): Promise<FeedTokenRecord | undefined> {
+    return rowBy(this.db, 'feed_tokens', { token_digest: tokenDigest }).then(recordOf);
   }
 
   /** Creates the user's first token (generation 1) unless one exists; concurrent calls agree. */
@@ -39,10 +30,11 @@ export class FeedTokenStore {
 
   /** Moves the user to `generation` (the old token stops matching at once). */
   async replace(userId: number, generation: number, tokenDigest: string, now: number) {
-    await this.db
-      .updateTable('feed_tokens')
-      .set({ generation, token_digest: tokenDigest, created_at: now })
-      .where('user_id', '=', userId)
-      .execute();
+    const patch = { generation, token_digest: tokenDigest, created_at: now };
+    await updateBy(this.db, 'feed_tokens', { user_id: userId }, patch);
   }
+}
+
+function recordOf(row: Selectable<FeedTokensTable> | undefined): FeedTokenRecord | undefined {
+  return row && { userId: row.user_id, generation: row.generation };
 }

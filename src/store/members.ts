@@ -1,7 +1,9 @@
 /** Project memberships: who is in a project, at which level, until when. */
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from './database.js';
+import { countRows } from './listing-sql.js';
 import { activeOn } from './membership-sql.js';
+import { deleteBy, rowBy } from './rows.js';
 import type { Database, MemberRow } from './schema.js';
 
 export class MemberStore {
@@ -22,25 +24,19 @@ export class MemberStore {
   }
 
   /** Owners of the project other than `userId` whose membership is active on `day`. */
-  async otherOwners(projectId: number, userId: number, ownerLevel: number, day: string) {
-    const row = await this.db
-      .selectFrom('project_members')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('project_id', '=', projectId)
-      .where('user_id', '<>', userId)
-      .where('access_level', '>=', ownerLevel)
-      .where(activeOn('expires_at', day))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  otherOwners(projectId: number, userId: number, ownerLevel: number, day: string) {
+    return countRows(
+      this.db
+        .selectFrom('project_members')
+        .where('project_id', '=', projectId)
+        .where('user_id', '<>', userId)
+        .where('access_level', '>=', ownerLevel)
+        .where(activeOn('expires_at', day)),
+    );
   }
 
   get(projectId: number, userId: number): Promise<MemberRow | undefined> {
-    return this.db
-      .selectFrom('project_members')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    return rowBy(this.db, 'project_members', { project_id: projectId, user_id: userId });
   }
 
   async add(row: MemberRow): Promise<MemberRow> {
@@ -50,12 +46,9 @@ export class MemberStore {
 
   /** Removes a membership; false when there was none (another request removed it first). */
   async remove(projectId: number, userId: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('project_members')
-      .where('project_id', '=', projectId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (
+      (await deleteBy(this.db, 'project_members', { project_id: projectId, user_id: userId })) > 0
+    );
   }
 
   list(projectId: number, offset: number, limit: number): Promise<MemberRow[]> {
@@ -69,13 +62,8 @@ export class MemberStore {
       .execute();
   }
 
-  async count(projectId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('project_members')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('project_id', '=', projectId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  count(projectId: number): Promise<number> {
+    return countRows(this.db.selectFrom('project_members').where('project_id', '=', projectId));
   }
 
   /**
@@ -98,12 +86,7 @@ export class MemberStore {
    * another process running the same job): true for exactly one caller.
    */
   async removeExpired(row: MemberRow): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('project_members')
-      .where('project_id', '=', row.project_id)
-      .where('user_id', '=', row.user_id)
-      .where('expires_at', '=', row.expires_at)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    const { project_id, user_id, expires_at } = row;
+    return (await deleteBy(this.db, 'project_members', { project_id, user_id, expires_at })) > 0;
   }
 }

@@ -3,7 +3,8 @@
  * digests on unique indexes; the state changes that must happen once (consuming a code, rotating a
  * refresh token) are conditional UPDATEs whose affected-row count decides the winner.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction, UpdateResult } from 'kysely';
+import { rowBy } from './rows.js';
 import type { Database, OAuthGrantRow, OAuthTokenRow, UserRow } from './schema.js';
 
 export interface NewGrant {
@@ -63,19 +64,11 @@ export class OAuthStore {
   }
 
   grantByDigest(codeDigest: string): Promise<OAuthGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_grants')
-      .selectAll()
-      .where('code_digest', '=', codeDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_grants', { code_digest: codeDigest });
   }
 
   grantById(id: number): Promise<OAuthGrantRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_grants')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_grants', { id });
   }
 
   /**
@@ -87,34 +80,25 @@ export class OAuthStore {
     now: number,
     token: NewToken,
   ): Promise<OAuthTokenRow | null> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('oauth_access_grants')
-        .set({ consumed_at: now })
-        .where('id', '=', grantId)
-        .where('consumed_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return null;
-      return insertToken(trx, token);
-    });
+    return issueOnce(
+      this.db,
+      (trx) =>
+        trx
+          .updateTable('oauth_access_grants')
+          .set({ consumed_at: now })
+          .where('id', '=', grantId)
+          .where('consumed_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst(),
+      token,
+    );
   }
 
   /** A replayed code: the grant and every token descending from it die. */
   async revokeGrantFamily(grantId: number, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('oauth_access_grants')
-        .set({ revoked_at: now })
-        .where('id', '=', grantId)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await trx
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: now })
-        .where('grant_id', '=', grantId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revoke(trx, 'oauth_access_grants', 'id', grantId, now);
+      await revoke(trx, 'oauth_access_tokens', 'grant_id', grantId, now);
     });
   }
 
@@ -126,28 +110,16 @@ export class OAuthStore {
   async tokenWithUser(tokenDigest: string): Promise<TokenWithUser | undefined> {
     const token = await this.tokenByDigest(tokenDigest);
     if (!token) return undefined;
-    const user = await this.db
-      .selectFrom('users')
-      .selectAll()
-      .where('id', '=', token.user_id)
-      .executeTakeFirst();
+    const user = await rowBy(this.db, 'users', { id: token.user_id });
     return user && { token, user };
   }
 
   tokenByDigest(tokenDigest: string): Promise<OAuthTokenRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_tokens')
-      .selectAll()
-      .where('token_digest', '=', tokenDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_tokens', { token_digest: tokenDigest });
   }
 
   tokenByRefreshDigest(refreshDigest: string): Promise<OAuthTokenRow | undefined> {
-    return this.db
-      .selectFrom('oauth_access_tokens')
-      .selectAll()
-      .where('refresh_digest', '=', refreshDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'oauth_access_tokens', { refresh_digest: refreshDigest });
   }
 
   /**
@@ -155,51 +127,22 @@ export class OAuthStore {
    * request rotated or revoked it first (the caller treats that as a replay).
    */
   async rotate(oldId: number, now: number, next: NewToken): Promise<OAuthTokenRow | null> {
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: now })
-        .where('id', '=', oldId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return null;
-      return insertToken(trx, next);
-    });
+    return issueOnce(this.db, (trx) => revoke(trx, 'oauth_access_tokens', 'id', oldId, now), next);
   }
 
   async revokeFamily(familyId: string, now: number): Promise<void> {
-    await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked_at: now })
-      .where('family_id', '=', familyId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await revoke(this.db, 'oauth_access_tokens', 'family_id', familyId, now);
   }
 
   async revokeToken(id: number, now: number): Promise<void> {
-    await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked_at: now })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await revoke(this.db, 'oauth_access_tokens', 'id', id, now);
   }
 
   /** Deleting an application or renewing nothing else: its grants and tokens stop working. */
   async revokeForApplication(applicationId: number, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: now })
-        .where('application_id', '=', applicationId)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await trx
-        .updateTable('oauth_access_grants')
-        .set({ revoked_at: now })
-        .where('application_id', '=', applicationId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await revoke(trx, 'oauth_access_tokens', 'application_id', applicationId, now);
+      await revoke(trx, 'oauth_access_grants', 'application_id', applicationId, now);
     });
   }
 }
@@ -224,4 +167,36 @@ export function insertToken(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Spends a code or a refresh token once (`spend`: its conditional UPDATE) and stores its successor
+ * token in the same transaction; null when another request spent it first.
+ */
+export function issueOnce(
+  db: Kysely<Database>,
+  spend: (trx: Transaction<Database>) => Promise<UpdateResult>,
+  token: NewToken,
+): Promise<OAuthTokenRow | null> {
+  return db.transaction().execute(async (trx) => {
+    const result = await spend(trx);
+    if (Number(result.numUpdatedRows) !== 1) return null;
+    return insertToken(trx, token);
+  });
+}
+
+/** Revokes the grants or tokens whose `column` is `value` and that are not revoked yet. */
+function revoke(
+  db: Kysely<Database>,
+  table: 'oauth_access_grants' | 'oauth_access_tokens',
+  column: 'id' | 'grant_id' | 'application_id' | 'family_id',
+  value: number | string,
+  now: number,
+): Promise<UpdateResult> {
+  return db
+    .updateTable(table)
+    .set({ revoked_at: now })
+    .where(db.dynamic.ref(column), '=', value)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }

@@ -7,8 +7,8 @@
  *   every one of them arrived before it was sent.
  * - At most one read is in flight. Callers arriving while it is (it was sent before they came, so
  *   it may predate a commit they have seen) share the next one, sent as soon as it returns.
- * - A caller may say when it arrived (`since`, a `stamp()` taken then, as an HTTP request does when
- *   it comes in): any read numbered above its stamp was sent after it arrived, so the last read
+ * - A caller may say when it arrived (`since`, as an HTTP request does when it comes in): any
+ *   read numbered above the count sent by then was sent after it arrived, so the last read
  *   returned serves it at once, or the read in flight when that one was sent later. A request then
  *   reads once however many steps of it ask (its token, its user, its listing's mark), instead of
  *   once per step, each a round trip after the last.
@@ -16,14 +16,34 @@
  * Under load that is one round trip per round-trip time for all of a process's requests instead
  * of one per request, at the cost of waiting for the read in flight first.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export interface SharedRead<T> {
-  /** A read sent after the caller arrived: after `since` reads were sent, or after now. */
-  (since?: number): Promise<T>;
-  /** Reads sent so far: a caller's stamp, taken when it arrives. */
-  stamp(): number;
+  /** A read sent after the caller arrived (`since`), or after now outside one. */
+  (): Promise<T>;
+  /** A caller's stamp, taken when it arrives: the reads sent so far. */
+  stamp(): ReadStamp;
+  /**
+   * Runs `work` as one caller that arrived at `stamp`: every read it asks for, however deep and
+   * however many turns later, may be served by any read sent since (Node's AsyncLocalStorage
+   * carries the stamp, so no signature between here and the request has to). Inside another
+   * caller (a request's hydration), the outer, earlier arrival stands.
+   */
+  since<R>(stamp: ReadStamp, work: () => R): R;
+}
+
+/**
+ * When a caller arrived. `ended` once it is answered: anything it left running (a timer, a
+ * connection it opened) then reads as of now, not as of a moment long past.
+ */
+export interface ReadStamp {
+  readonly sent: number;
+  ended: boolean;
 }
 
 export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<T> {
+  /** The reads sent when the current caller arrived. */
+  const arrivals = new AsyncLocalStorage<ReadStamp>();
   /** Reads sent so far; each read's number is the count once it is sent. */
   let sent = 0;
   /** The read callers of this turn join (not sent yet). */
@@ -58,7 +78,9 @@ export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<
     return current;
   };
 
-  const shared = (since?: number): Promise<T> => {
+  const shared = (): Promise<T> => {
+    const stamp = arrivals.getStore();
+    const since = stamp && !stamp.ended ? stamp.sent : undefined;
     if (since !== undefined) {
       if (latest && latest.seq > since) return Promise.resolve(latest.value);
       if (flight && flight.seq > since) return flight.promise;
@@ -74,6 +96,8 @@ export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<
     }
     return queued.promise;
   };
-  shared.stamp = () => sent;
+  shared.stamp = (): ReadStamp => ({ sent, ended: false });
+  shared.since = <R>(stamp: ReadStamp, work: () => R): R =>
+    arrivals.getStore() === undefined ? arrivals.run(stamp, work) : work();
   return shared;
 }

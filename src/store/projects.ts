@@ -1,8 +1,9 @@
 import { type Insertable, type Kysely, sql } from 'kysely';
-import type { Arrival, RowVersion } from './database.js';
+import type { RowVersion } from './database.js';
 import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
 import { activeOn } from './membership-sql.js';
 import { RowCache } from './row-cache.js';
+import { rowBy, rowsIn } from './rows.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -22,21 +23,15 @@ export class ProjectStore {
     this.levels = new RowCache(membersVersion);
   }
 
-  /** `arrival`: the request's (store/database.ts), so its steps share one reading. */
-  byId(id: number, arrival?: Arrival): Promise<ProjectRow | undefined> {
-    return this.cache.get(
-      id,
-      () => this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst(),
-      arrival,
-    );
+  byId(id: number): Promise<ProjectRow | undefined> {
+    return this.cache.get(id, () => rowBy(this.db, 'projects', { id }));
   }
 
-  byIds(ids: readonly number[], arrival?: Arrival): Promise<ProjectRow[]> {
+  byIds(ids: readonly number[]): Promise<ProjectRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('projects').selectAll().where('id', 'in', missing).execute(),
+      (missing) => rowsIn(this.db, 'projects', 'id', missing),
       (row) => row.id,
-      arrival,
     );
   }
 
@@ -95,22 +90,17 @@ export class ProjectStore {
   async accessLevel(
     projectId: number,
     userId: number,
-    arrival?: Arrival,
     day: string = membershipDay(Date.now()),
   ): Promise<number | null> {
-    const member = await this.levels.get(
-      `${projectId}:${userId}`,
-      async () => {
-        const row = await this.db
-          .selectFrom('project_members')
-          .select(['access_level', 'expires_at'])
-          .where('project_id', '=', projectId)
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
-        return row ? { accessLevel: row.access_level, expiresAt: row.expires_at } : null;
-      },
-      arrival,
-    );
+    const member = await this.levels.get(`${projectId}:${userId}`, async () => {
+      const row = await this.db
+        .selectFrom('project_members')
+        .select(['access_level', 'expires_at'])
+        .where('project_id', '=', projectId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row ? { accessLevel: row.access_level, expiresAt: row.expires_at } : null;
+    });
     return activeLevel(member, day);
   }
 

@@ -7,7 +7,7 @@
  * read once per event-loop turn (a shared round trip instead of one per row); before migration
  * 015 nothing is cached there.
  */
-import type { Arrival, RowVersion, RowVersionValue } from './database.js';
+import type { RowVersion, RowVersionValue } from './database.js';
 
 const MAX_ENTRIES = 20_000;
 
@@ -20,10 +20,10 @@ export class RowCache<K, V> {
   /**
    * The current version, with the entries dropped if it moved; null when nothing may be cached.
    * SQLite answers synchronously (no extra turn on the hot path); PostgreSQL after one shared read
-   * (none when a reading sent since the caller's `arrival` is at hand).
+   * (none when a reading sent since the request arrived is at hand: per-turn.ts `arrive`).
    */
-  private current(arrival: Arrival): RowVersionValue | Promise<RowVersionValue> {
-    const read = this.rowVersion(arrival);
+  private current(): RowVersionValue | Promise<RowVersionValue> {
+    const read = this.rowVersion();
     return read instanceof Promise ? read.then((v) => this.adopt(v)) : this.adopt(read);
   }
 
@@ -47,8 +47,8 @@ export class RowCache<K, V> {
     }
   }
 
-  async get(key: K, load: (key: K) => Promise<V>, arrival?: Arrival): Promise<V> {
-    const version = await this.current(arrival);
+  async get(key: K, load: (key: K) => Promise<V>): Promise<V> {
+    const version = await this.current();
     if (version === null) return load(key);
     if (this.entries.has(key)) return this.entries.get(key)!;
     const value = await load(key);
@@ -64,18 +64,13 @@ export class RowCache<K, V> {
     keys: readonly K[],
     load: (missing: K[]) => Promise<R[]>,
     key: (row: R) => K,
-    arrival?: Arrival,
   ): Promise<R[]> {
     if (keys.length === 0) return [];
-    const found = await this.getMany(
-      keys,
-      async (missing) => {
-        const loaded = new Map<K, V>();
-        for (const row of await load(missing)) loaded.set(key(row), row satisfies NonNullable<V>);
-        return loaded;
-      },
-      arrival,
-    );
+    const found = await this.getMany(keys, async (missing) => {
+      const loaded = new Map<K, V>();
+      for (const row of await load(missing)) loaded.set(key(row), row satisfies NonNullable<V>);
+      return loaded;
+    });
     return [...found.values()].filter((row): row is R => row !== undefined && row !== null);
   }
 
@@ -83,9 +78,8 @@ export class RowCache<K, V> {
   private async getMany(
     keys: readonly K[],
     loadMany: (keys: K[]) => Promise<Map<K, V>>,
-    arrival?: Arrival,
   ): Promise<Map<K, V>> {
-    const version = await this.current(arrival);
+    const version = await this.current();
     if (version === null) return loadMany([...keys]);
     const out = new Map<K, V>();
     const missing: K[] = [];

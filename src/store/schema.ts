@@ -54,13 +54,13 @@ export interface ProjectMembersTable {
   created_by_id: number | null;
 }
 
-export interface IssuesTable {
+/** The columns issues and merge requests share (the tracked kinds). */
+interface TrackedColumns {
   id: Generated<number>;
   project_id: number;
   iid: number;
   title: string;
   author_id: number;
-  confidential: Flag;
   state: string;
   created_at: EpochMs;
   description: Generated<string>;
@@ -70,19 +70,11 @@ export interface IssuesTable {
   milestone_id: number | null;
 }
 
-export interface MergeRequestsTable {
-  id: Generated<number>;
-  project_id: number;
-  iid: number;
-  title: string;
-  author_id: number;
-  state: string;
-  created_at: EpochMs;
-  description: Generated<string>;
-  updated_at: Generated<EpochMs>;
-  closed_at: EpochMs | null;
-  closed_by_id: number | null;
-  milestone_id: number | null;
+export interface IssuesTable extends TrackedColumns {
+  confidential: Flag;
+}
+
+export interface MergeRequestsTable extends TrackedColumns {
   source_branch: Generated<string>;
   target_branch: Generated<string>;
   merged_at: EpochMs | null;

@@ -1,5 +1,6 @@
 /** Browser sessions, looked up by the digest of the cookie value. */
 import type { Kysely } from 'kysely';
+import { deleteBy, rowBy } from './rows.js';
 import type { Database, WebSessionRow } from './schema.js';
 
 export class SessionStore {
@@ -26,15 +27,11 @@ export class SessionStore {
   }
 
   byDigest(idDigest: string): Promise<WebSessionRow | undefined> {
-    return this.db
-      .selectFrom('web_sessions')
-      .selectAll()
-      .where('id_digest', '=', idDigest)
-      .executeTakeFirst();
+    return rowBy(this.db, 'web_sessions', { id_digest: idDigest });
   }
 
   async delete(id: number): Promise<void> {
-    await this.db.deleteFrom('web_sessions').where('id', '=', id).execute();
+    await deleteBy(this.db, 'web_sessions', { id });
   }
 
   async deleteExpired(now: number): Promise<void> {

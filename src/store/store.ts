@@ -7,7 +7,6 @@ import { ApplicationStore } from './applications.js';
 import { explainConnectionError } from './connection-errors.js';
 import { ContentStore } from './content.js';
 import {
-  type Arrival,
   type Connection,
   type CountedTable,
   type PoolStats,
@@ -15,6 +14,7 @@ import {
   openDatabase,
 } from './database.js';
 import { EventStore } from './events.js';
+import type { ReadStamp } from './per-turn.js';
 import { BULK_TABLES } from './bulk.js';
 import { migrate, pendingMigrations } from './migrate.js';
 import { TALLY_TABLES } from './migrations/018_confidential_tallies.js';
@@ -147,11 +147,24 @@ export class Store {
   }
 
   /**
-   * A request's `Arrival` (store/database.ts), taken when it comes in: the turn readings sent so
-   * far. Undefined on SQLite, whose readers need no shared reading.
+   * A read stamp: taken when a request comes in, it lets every read of that request (its token,
+   * its user, its listing's head) be served on PostgreSQL by any turn reading sent since
+   * (per-turn.ts), so a request costs one round trip, not one per step. Undefined on SQLite, which
+   * reads those values in-process.
    */
-  arrival(): Arrival {
+  readStamp(): ReadStamp | undefined {
     return this.conn.turnReading?.stamp();
+  }
+
+  /** Runs `work` reading as of `stamp` (`readStamp`); as of now without one. */
+  readAsOf<R>(stamp: ReadStamp | undefined, work: () => R): R {
+    const shared = this.conn.turnReading;
+    return shared && stamp !== undefined ? shared.since(stamp, work) : work();
+  }
+
+  /** Runs `work` as one caller arriving now (see `readStamp`). */
+  arrive<R>(work: () => R): R {
+    return this.readAsOf(this.readStamp(), work);
   }
 
   /** Changes whenever any process commits to the database; null where that cannot be observed. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Arrival, RowVersion } from './database.js';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
+import { rowBy, updateBy } from './rows.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
 export class TokenStore {
@@ -14,16 +15,9 @@ export class TokenStore {
   }
 
   /** Cached only while nothing at all changes in the database (see RowCache). */
-  byDigest(tokenDigest: string, arrival?: Arrival): Promise<PersonalAccessTokenRow | undefined> {
-    return this.cache.get(
-      tokenDigest,
-      () =>
-        this.db
-          .selectFrom('personal_access_tokens')
-          .selectAll()
-          .where('token_digest', '=', tokenDigest)
-          .executeTakeFirst(),
-      arrival,
+  byDigest(tokenDigest: string): Promise<PersonalAccessTokenRow | undefined> {
+    return this.cache.get(tokenDigest, () =>
+      rowBy(this.db, 'personal_access_tokens', { token_digest: tokenDigest }),
     );
   }
 
@@ -60,32 +54,17 @@ export class TokenStore {
   }
 
   async revoke(id: number, userId: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('personal_access_tokens')
-      .set({ revoked: 1 })
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const key = { id, user_id: userId };
+    return (await updateBy(this.db, 'personal_access_tokens', key, { revoked: 1 })) > 0;
   }
 
   /** Revokes every still-active token of this user with this name; returns how many. */
-  async revokeNamed(userId: number, name: string): Promise<number> {
-    const result = await this.db
-      .updateTable('personal_access_tokens')
-      .set({ revoked: 1 })
-      .where('user_id', '=', userId)
-      .where('name', '=', name)
-      .where('revoked', '=', 0)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  revokeNamed(userId: number, name: string): Promise<number> {
+    const key = { user_id: userId, name, revoked: 0 };
+    return updateBy(this.db, 'personal_access_tokens', key, { revoked: 1 });
   }
 
   async touch(id: number, at: number): Promise<void> {
-    await this.db
-      .updateTable('personal_access_tokens')
-      .set({ last_used_at: at })
-      .where('id', '=', id)
-      .execute();
+    await updateBy(this.db, 'personal_access_tokens', { id }, { last_used_at: at });
   }
 }

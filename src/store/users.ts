@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import type { Arrival, RowVersion } from './database.js';
+import type { RowVersion } from './database.js';
 import { RowCache } from './row-cache.js';
+import { rowBy, rowsIn, updateBy } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -14,21 +15,15 @@ export class UserStore {
     this.cache = new RowCache(rowVersion);
   }
 
-  /** `arrival`: the request's (store/database.ts `Arrival`), so its steps share one reading. */
-  byId(id: number, arrival?: Arrival): Promise<UserRow | undefined> {
-    return this.cache.get(
-      id,
-      () => this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
-      arrival,
-    );
+  byId(id: number): Promise<UserRow | undefined> {
+    return this.cache.get(id, () => rowBy(this.db, 'users', { id }));
   }
 
-  byIds(ids: readonly number[], arrival?: Arrival): Promise<UserRow[]> {
+  byIds(ids: readonly number[]): Promise<UserRow[]> {
     return this.cache.rows(
       ids,
-      (missing) => this.db.selectFrom('users').selectAll().where('id', 'in', missing).execute(),
+      (missing) => rowsIn(this.db, 'users', 'id', missing),
       (row) => row.id,
-      arrival,
     );
   }
 
@@ -90,6 +85,6 @@ export class UserStore {
       >
     >,
   ): Promise<void> {
-    await this.db.updateTable('users').set(changes).where('id', '=', id).execute();
+    await updateBy(this.db, 'users', { id }, changes);
   }
 }

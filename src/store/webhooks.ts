@@ -3,12 +3,11 @@
  * by a worker (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so any number of processes claim each row
  * once; SQLite: one writer), and kept afterwards as the delivery log.
  */
-import { type Kysely, type Updateable, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Updateable, sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type {
   Database,
   EventRow,
-  MemberRow,
   ProjectRow,
   UserRow,
   ProjectHookRow,
@@ -17,6 +16,8 @@ import type {
   WebhookDeliveryRow,
 } from './schema.js';
 import type { Dialect } from './database.js';
+import { countRows } from './listing-sql.js';
+import { deleteBy, rowBy } from './rows.js';
 
 export type NewProjectHook = Insertable<ProjectHooksTable>;
 export type ProjectHookPatch = Updateable<ProjectHooksTable>;
@@ -59,20 +60,11 @@ export class WebhookStore {
   }
 
   hook(projectId: number, hookId: number): Promise<ProjectHookRow | undefined> {
-    return this.db
-      .selectFrom('project_hooks')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('id', '=', hookId)
-      .executeTakeFirst();
+    return rowBy(this.db, 'project_hooks', { project_id: projectId, id: hookId });
   }
 
   hookById(hookId: number): Promise<ProjectHookRow | undefined> {
-    return this.db
-      .selectFrom('project_hooks')
-      .selectAll()
-      .where('id', '=', hookId)
-      .executeTakeFirst();
+    return rowBy(this.db, 'project_hooks', { id: hookId });
   }
 
   hooks(projectId: number): Promise<ProjectHookRow[]> {
@@ -136,12 +128,8 @@ export class WebhookStore {
 
   /** Deletes a hook and its log; false when it was already gone (a parallel delete). */
   async deleteHook(hookId: number): Promise<boolean> {
-    await this.db.deleteFrom('webhook_deliveries').where('hook_id', '=', hookId).execute();
-    const result = await this.db
-      .deleteFrom('project_hooks')
-      .where('id', '=', hookId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    await deleteBy(this.db, 'webhook_deliveries', { hook_id: hookId });
+    return (await deleteBy(this.db, 'project_hooks', { id: hookId })) > 0;
   }
 
   async enqueue(rows: readonly NewDelivery[]): Promise<void> {
@@ -220,13 +208,7 @@ export class WebhookStore {
     if (ids.length === 0) return;
     await this.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'pending',
-        claimed_until: null,
-        claimed_by: null,
-        next_attempt_at: now,
-        attempts: eb('attempts', '-', 1),
-      }))
+      .set((eb) => ({ ...unclaimed(eb), next_attempt_at: now }))
       .where('id', 'in', [...ids])
       .where('status', '=', 'delivering')
       .where('claimed_by', '=', worker)
@@ -240,12 +222,7 @@ export class WebhookStore {
   async releaseAbandoned(): Promise<void> {
     await this.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'pending',
-        claimed_until: null,
-        claimed_by: null,
-        attempts: eb('attempts', '-', 1),
-      }))
+      .set(unclaimed)
       .where('status', '=', 'delivering')
       .execute();
   }
@@ -281,22 +258,12 @@ export class WebhookStore {
       .execute();
   }
 
-  async countFor(hookId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('hook_id', '=', hookId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  countFor(hookId: number): Promise<number> {
+    return countRows(this.db.selectFrom('webhook_deliveries').where('hook_id', '=', hookId));
   }
 
   delivery(hookId: number, id: number): Promise<WebhookDeliveryRow | undefined> {
-    return this.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('hook_id', '=', hookId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return rowBy(this.db, 'webhook_deliveries', { hook_id: hookId, id });
   }
 
   /**
@@ -313,11 +280,11 @@ export class WebhookStore {
 
   /** A user row as this transaction sees it (no cache: the outbox reads what the write left). */
   userRow(id: number): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return rowBy(this.db, 'users', { id });
   }
 
   projectRow(id: number): Promise<ProjectRow | undefined> {
-    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    return rowBy(this.db, 'projects', { id });
   }
 
   /** The project's newest push to a branch or a tag. */
@@ -330,16 +297,6 @@ export class WebhookStore {
       .where('push_event_payloads.ref_type', '=', refType)
       .orderBy('events.id', 'desc')
       .limit(1)
-      .executeTakeFirst();
-  }
-
-  /** A membership as it is now (for member hooks). */
-  member(projectId: number, userId: number): Promise<MemberRow | undefined> {
-    return this.db
-      .selectFrom('project_members')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('user_id', '=', userId)
       .executeTakeFirst();
   }
 
@@ -362,12 +319,19 @@ export class WebhookStore {
   }
 
   /** Deliveries neither delivered nor given up (the benchmark waits for none). */
-  async outstanding(): Promise<number> {
-    const row = await this.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', 'in', ['pending', 'delivering'])
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  outstanding(): Promise<number> {
+    return countRows(
+      this.db.selectFrom('webhook_deliveries').where('status', 'in', ['pending', 'delivering']),
+    );
   }
+}
+
+/** A claim handed back: the delivery is pending again, as if it had never been claimed. */
+function unclaimed(eb: ExpressionBuilder<Database, 'webhook_deliveries'>) {
+  return {
+    status: 'pending',
+    claimed_until: null,
+    claimed_by: null,
+    attempts: eb('attempts', '-', 1),
+  } as const;
 }

@@ -6,7 +6,6 @@ import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import type { ApplicationView } from '../services/views.js';
 import { type PageContext, requireUser } from './guard.js';
-import { SCOPE_DESCRIPTIONS } from './authorize.js';
 import {
   type Html,
   breakableUrl,
@@ -19,7 +18,10 @@ import {
   messages,
   sendHtml,
 } from './html.js';
+import { pathId } from './path-id.js';
+import { scopeChoices } from './scope-choices.js';
 import { formValue, formValues } from './session.js';
+import { type StackColumn, stackTable } from './stack-table.js';
 
 interface FormState {
   name: string;
@@ -40,6 +42,23 @@ const EMPTY: FormState = {
   idTokenSignedResponseAlg: DEFAULT_ID_TOKEN_ALG,
 };
 
+const APP_COLUMNS: readonly StackColumn<ApplicationView>[] = [
+  { label: 'Name', cell: (app) => app.name },
+  { label: 'Application ID', cell: (app) => html`<code class="app-id">${app.uid}</code>` },
+  { label: 'Callback URLs', cell: (app) => callbackUrls(app) },
+  { label: 'Scopes', cell: (app) => app.scopes.join(' ') },
+  { label: 'Type', cell: (app) => (app.confidential ? 'Confidential' : 'Public') },
+];
+
+function appActions(app: ApplicationView): Html {
+  return html`<a class="button secondary" href="${APPS}/${app.id}/renew_secret">Renew secret</a>
+    <a class="button danger" href="${APPS}/${app.id}/delete">Delete</a>`;
+}
+
+function callbackUrls(app: ApplicationView): Html[] {
+  return app.redirectUris.map((u) => html`<div><code>${breakableUrl(u)}</code></div>`);
+}
+
 function listPage(
   ctx: PageContext,
   apps: ApplicationView[],
@@ -58,38 +77,7 @@ function listPage(
         ${
           apps.length === 0
             ? html`<p class="muted">You have no applications yet.</p>`
-            : html`<table class="list stack">
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Application ID</th>
-                    <th>Callback URLs</th>
-                    <th>Scopes</th>
-                    <th>Type</th>
-                    <th></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${apps.map(
-                    (app) =>
-                      html`<tr>
-                        <td data-label="Name">${app.name}</td>
-                        <td data-label="Application ID"><code class="app-id">${app.uid}</code></td>
-                        <td data-label="Callback URLs">
-                          ${app.redirectUris.map((u) => html`<div><code>${breakableUrl(u)}</code></div>`)}
-                        </td>
-                        <td data-label="Scopes">${app.scopes.join(' ')}</td>
-                        <td data-label="Type">${app.confidential ? 'Confidential' : 'Public'}</td>
-                        <td class="row-actions">
-                          <a class="button secondary" href="${APPS}/${app.id}/renew_secret"
-                            >Renew secret</a
-                          >
-                          <a class="button danger" href="${APPS}/${app.id}/delete">Delete</a>
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : stackTable(APP_COLUMNS, apps, appActions)
         }
       </section>
       <section class="card">
@@ -113,22 +101,7 @@ function listPage(
             Confidential — the application can keep its secret (a server, not a browser or mobile
             app)</label
           >
-          <fieldset>
-            <legend>Scopes</legend>
-            ${SCOPES.map(
-              (s) =>
-                html`<label class="check"
-                  ><input
-                    type="checkbox"
-                    name="scopes"
-                    value="${s}"
-                    ${form.scopes.includes(s) ? html`checked` : ''}
-                  />
-                  <code>${s}</code>
-                  <span class="muted scope-description">${SCOPE_DESCRIPTIONS[s] ?? ''}</span></label
-                >`,
-            )}
-          </fieldset>
+          ${scopeChoices(SCOPES, form.scopes)}
           <label
             >ID token signature <span class="muted">(OpenID Connect, with the openid scope)</span>
             <select name="id_token_signed_response_alg">
@@ -175,7 +148,7 @@ function secretPage(
           ${copyButton('application-secret', 'secret')}
         </dd>
         <dt>Callback URLs</dt>
-        <dd>${app.redirectUris.map((u) => html`<div><code>${breakableUrl(u)}</code></div>`)}</dd>
+        <dd>${callbackUrls(app)}</dd>
         <dt>Scopes</dt>
         <dd>${app.scopes.join(' ')}</dd>
         <dt>Confidential</dt>
@@ -187,11 +160,6 @@ function secretPage(
     </section>`,
     ctx.nav,
   );
-}
-
-function idParam(params: unknown): number | null {
-  const raw = (params as { id?: string }).id ?? '';
-  return /^\d{1,9}$/.test(raw) ? Number(raw) : null;
 }
 
 export function applicationRoutes(app: FastifyInstance, services: Services): void {
@@ -227,7 +195,7 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
     app.get(`${APPS}/:id/${action}`, async (request, reply) => {
       const ctx = await requireUser(services, request, reply);
       if (!ctx) return reply;
-      const id = idParam(request.params);
+      const id = pathId(request.params);
       const own = id === null ? [] : await applications.list(ctx.user.id);
       const target = own.find((a) => a.id === id);
       if (!target) {
@@ -274,7 +242,7 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
   app.post('/profile/applications/:id/renew_secret', async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    const id = idParam(request.params);
+    const id = pathId(request.params);
     const secret = id === null ? null : await applications.renewSecret(ctx.user.id, id);
     const row = id === null ? undefined : await applications.byId(id);
     if (secret === null || !row) {
@@ -286,7 +254,7 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
   app.post('/profile/applications/:id/delete', async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    const id = idParam(request.params);
+    const id = pathId(request.params);
     if (id === null || !(await applications.delete(ctx.user.id, id))) {
       return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
     }

@@ -14,20 +14,10 @@ import type {
 import type { ActiveSession } from '../services/accounts/sessions.js';
 import type { UserView } from '../services/views.js';
 import { applyPrompt } from './authorize-prompt.js';
+import { SCOPE_DESCRIPTIONS } from './scope-choices.js';
 import { pageContext } from './guard.js';
 import { type Html, csrfField, errorPage, html, layout, sendHtml } from './html.js';
 import { currentSession, formValue, signedInUser } from './session.js';
-
-export const SCOPE_DESCRIPTIONS: Record<string, string> = {
-  api: 'Full read and write access to the API, including all projects you can see.',
-  read_api: 'Read access to the API, including all projects you can see.',
-  read_user: 'Read-only access to your profile and your activity.',
-  write_repository:
-    "Record pushes to your projects' repositories (the token of `pulsegate hook install`); nothing else of the API.",
-  openid: 'Sign you in to the application with your pulsegate account (your user ID).',
-  profile: 'See your name, username, profile page, avatar and the groups you belong to.',
-  email: 'See your e-mail address.',
-};
 
 const FORM_FIELDS = new Set(['authenticity_token', 'decision']);
 

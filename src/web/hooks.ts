@@ -14,6 +14,7 @@ import type { DeliveryView, HookView } from '../services/webhooks/views.js';
 import type { ProjectWebhooks } from '../services/webhooks/webhooks.js';
 import { type PageContext, requireUser } from './guard.js';
 import { type Html, csrfField, errorPage, html, layout, messages, sendHtml } from './html.js';
+import { type StackColumn, stackTable } from './stack-table.js';
 
 /** Project paths have 2 to 4 segments (namespace, subgroups, project). */
 const PREFIXES = ['/:p1/:p2', '/:p1/:p2/:p3', '/:p1/:p2/:p3/:p4'];
@@ -61,45 +62,28 @@ function deliveryRows(
   csrf: string,
 ): Html {
   if (deliveries.length === 0) return html`<p class="muted">No deliveries yet.</p>`;
-  return html`<table class="list stack">
-    <thead>
-      <tr>
-        <th>Created</th>
-        <th>Event</th>
-        <th>Status</th>
-        <th>Answer</th>
-        <th>Attempts</th>
-        <th>Duration</th>
-        <th></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${deliveries.map(
-        (d) =>
-          html`<tr>
-            <td data-label="Created">${time(d.createdAt)}</td>
-            <td data-label="Event">${d.eventHeader}${d.test ? ' (test)' : ''}</td>
-            <td data-label="Status">${waiting(hook, d)}</td>
-            <td data-label="Answer">
-              ${answer(d)}
-              ${d.responseBody ? html`<pre class="excerpt">${d.responseBody.slice(0, 500)}</pre>` : ''}
-            </td>
-            <td data-label="Attempts">${String(d.attempts)}</td>
-            <td data-label="Duration">${d.durationMs === null ? '' : `${d.durationMs} ms`}</td>
-            <td class="row-actions">
-              <form
-                method="post"
-                action="${base}/${hook.id}/hook_logs/${d.id}/retry"
-                class="inline"
-              >
-                ${csrfField(csrf)}
-                <button type="submit" aria-label="Resend delivery ${d.id}">Resend</button>
-              </form>
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  const columns: StackColumn<DeliveryView>[] = [
+    { label: 'Created', cell: (d) => time(d.createdAt) },
+    { label: 'Event', cell: (d) => `${d.eventHeader}${d.test ? ' (test)' : ''}` },
+    { label: 'Status', cell: (d) => waiting(hook, d) },
+    {
+      label: 'Answer',
+      cell: (d) =>
+        html`${answer(d)}
+        ${d.responseBody ? html`<pre class="excerpt">${d.responseBody.slice(0, 500)}</pre>` : ''}`,
+    },
+    { label: 'Attempts', cell: (d) => String(d.attempts) },
+    { label: 'Duration', cell: (d) => (d.durationMs === null ? '' : `${d.durationMs} ms`) },
+  ];
+  return stackTable(
+    columns,
+    deliveries,
+    (d) =>
+      html`<form method="post" action="${base}/${hook.id}/hook_logs/${d.id}/retry" class="inline">
+        ${csrfField(csrf)}
+        <button type="submit" aria-label="Resend delivery ${d.id}">Resend</button>
+      </form>`,
+  );
 }
 
 function hooksPage(ctx: PageContext, data: ProjectWebhooks, notice: string | null): Html {

@@ -5,7 +5,6 @@ import { PERSONAL_TOKEN_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { expiryInstant } from '../services/accounts/credentials.js';
 import type { PersonalTokenView } from '../services/views.js';
-import { SCOPE_DESCRIPTIONS } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
 import {
   type Html,
@@ -18,7 +17,10 @@ import {
   messages,
   sendHtml,
 } from './html.js';
+import { pathId } from './path-id.js';
+import { scopeChoices } from './scope-choices.js';
 import { formValue, formValues } from './session.js';
+import { type StackColumn, stackTable } from './stack-table.js';
 
 const TOKENS = '/profile/personal_access_tokens';
 
@@ -38,6 +40,30 @@ function status(row: PersonalTokenView, now: number): string {
 
 function day(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+function tokenColumns(now: number): StackColumn<PersonalTokenView>[] {
+  return [
+    { label: 'Name', cell: (row) => row.name },
+    { label: 'Scopes', cell: (row) => row.scopes.join(' ') },
+    { label: 'Created', cell: (row) => day(row.createdAt) },
+    {
+      label: 'Last used',
+      cell: (row) => (row.lastUsedAt === null ? 'Never' : day(row.lastUsedAt)),
+    },
+    { label: 'Expires', cell: (row) => row.expiresAt ?? 'Never' },
+    { label: 'Status', cell: (row) => status(row, now) },
+  ];
+}
+
+function tokenActions(row: PersonalTokenView): Html | '' {
+  if (row.revoked) return '';
+  return html`<a
+    class="button danger"
+    href="${TOKENS}/${row.id}/revoke"
+    aria-label="Revoke ${row.name}"
+    >Revoke</a
+  >`;
 }
 
 function tokensPage(
@@ -74,22 +100,7 @@ function tokensPage(
             <span class="muted">(optional; the token stops working when this day starts, UTC)</span>
             <input type="date" name="expires_at" value="${form.expiresAt}"
           /></label>
-          <fieldset>
-            <legend>Scopes</legend>
-            ${PERSONAL_TOKEN_SCOPES.map(
-              (s) =>
-                html`<label class="check"
-                  ><input
-                    type="checkbox"
-                    name="scopes"
-                    value="${s}"
-                    ${form.scopes.includes(s) ? html`checked` : ''}
-                  />
-                  <code>${s}</code>
-                  <span class="muted scope-description">${SCOPE_DESCRIPTIONS[s] ?? ''}</span></label
-                >`,
-            )}
-          </fieldset>
+          ${scopeChoices(PERSONAL_TOKEN_SCOPES, form.scopes)}
           <button type="submit" class="primary">Create personal access token</button>
         </form>
       </section>
@@ -98,55 +109,11 @@ function tokensPage(
         ${
           rows.length === 0
             ? html`<p class="muted">No tokens.</p>`
-            : html`<table class="list stack">
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Scopes</th>
-                    <th>Created</th>
-                    <th>Last used</th>
-                    <th>Expires</th>
-                    <th>Status</th>
-                    <th></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows.map(
-                    (row) =>
-                      html`<tr>
-                        <td data-label="Name">${row.name}</td>
-                        <td data-label="Scopes">${row.scopes.join(' ')}</td>
-                        <td data-label="Created">${day(row.createdAt)}</td>
-                        <td data-label="Last used">
-                          ${row.lastUsedAt === null ? 'Never' : day(row.lastUsedAt)}
-                        </td>
-                        <td data-label="Expires">${row.expiresAt ?? 'Never'}</td>
-                        <td data-label="Status">${status(row, now)}</td>
-                        <td class="row-actions">
-                          ${
-                            row.revoked
-                              ? ''
-                              : html`<a
-                                  class="button danger"
-                                  href="${TOKENS}/${row.id}/revoke"
-                                  aria-label="Revoke ${row.name}"
-                                  >Revoke</a
-                                >`
-                          }
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : stackTable(tokenColumns(now), rows, tokenActions)
         }
       </section>`,
     ctx.nav,
   );
-}
-
-function tokenId(params: unknown): number | null {
-  const raw = (params as { id?: string }).id ?? '';
-  return /^\d{1,9}$/.test(raw) ? Number(raw) : null;
 }
 
 export function tokenRoutes(app: FastifyInstance, services: Services): void {
@@ -185,7 +152,7 @@ export function tokenRoutes(app: FastifyInstance, services: Services): void {
   app.get(`${TOKENS}/:id/revoke`, async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    const id = tokenId(request.params);
+    const id = pathId(request.params);
     const rows = id === null ? [] : await accounts.listTokens(ctx.user.id);
     const row = rows.find((r) => r.id === id && !r.revoked);
     if (!row) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
@@ -209,7 +176,7 @@ export function tokenRoutes(app: FastifyInstance, services: Services): void {
   app.post(`${TOKENS}/:id/revoke`, async (request, reply) => {
     const ctx = await requireUser(services, request, reply);
     if (!ctx) return reply;
-    const id = tokenId(request.params);
+    const id = pathId(request.params);
     const ok = id !== null && (await accounts.revokeToken(ctx.user.id, id));
     if (!ok) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
     return reply.redirect(`${TOKENS}?done=revoked`, 303);

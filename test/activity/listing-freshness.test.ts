@@ -641,9 +641,9 @@ for (const dialect of DIALECTS) {
         // Each step (token, user, membership, the listing's mark, a kept GraphQL answer's
         // listings) used to wait for a reading of its own, a round trip each.
         const readings = async (send: () => Promise<{ status: number }>) => {
-          const before = server.store.arrival()!;
+          const before = server.store.readStamp()!.sent;
           assert.equal((await send()).status, 200);
-          return server.store.arrival()! - before;
+          return server.store.readStamp()!.sent - before;
         };
         const rest = (path: string) => () => get(server.url, path, token);
         for (const path of [

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { sharedPerTurn } from '../../src/store/per-turn.js';
+import { type ReadStamp, sharedPerTurn } from '../../src/store/per-turn.js';
 
 /**
  * A database value and reads of it that see the value as it was when sent, each answered only when
@@ -77,17 +77,41 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     const shared = sharedPerTurn(read);
     const arrived = shared.stamp();
     await nextTurn();
-    const first = shared(arrived);
+    const first = shared.since(arrived, shared);
     await answer();
     assert.equal(await first, 0);
     db.value = 1; // committed after the read was sent, so after the caller arrived: not owed to it
     // A later step of the same request (its user, its listing's mark): no second round trip.
-    assert.equal(await shared(arrived), 0);
+    assert.equal(await shared.since(arrived, shared), 0);
     assert.equal(db.reads, 1);
     // Without a stamp, or for a caller stamped now, "now" is after the read: it reads again.
-    const fresh = shared(shared.stamp());
+    const fresh = shared.since(shared.stamp(), shared);
     await answer();
     assert.equal(await fresh, 1);
+    assert.equal(db.reads, 2);
+  });
+
+  it('once its caller is answered, a stamp no longer holds: what it left running reads as of now', async () => {
+    const { db, read, answer } = fakeDatabase();
+    const shared = sharedPerTurn(read);
+    const stamp = shared.stamp();
+    // Work the request started that goes on after its answer was sent (its context goes with it).
+    let resume!: () => void;
+    const paused = new Promise<void>((resolve) => (resume = resolve));
+    const afterwards = shared.since(stamp, async () => {
+      await paused;
+      return shared();
+    });
+    await nextTurn();
+    const first = shared.since(stamp, shared);
+    await answer();
+    assert.equal(await first, 0);
+    db.value = 1;
+    stamp.ended = true;
+    resume();
+    await nextTurn();
+    await answer();
+    assert.equal(await afterwards, 1, 'not the reading its request was served by');
     assert.equal(db.reads, 2);
   });
 
@@ -98,14 +122,14 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     await nextTurn();
     db.value = 1; // committed after the first read was sent, before the caller came
     const arrived = shared.stamp();
-    const inFlight = shared(arrived);
+    const inFlight = shared.since(arrived, shared);
     await answer();
     assert.equal(await first, 0);
     await answer();
     assert.equal(await inFlight, 1, 'not the read in flight when it came');
     db.value = 2;
     const arrivedLater = shared.stamp();
-    const returned = shared(arrivedLater);
+    const returned = shared.since(arrivedLater, shared);
     await answer();
     assert.equal(await returned, 2, 'not the read that had returned when it came');
     assert.equal(db.reads, 3);
@@ -118,7 +142,7 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
     await nextTurn();
     const sentLater = shared(); // another request's read, sent after ours arrived
     await nextTurn();
-    const ours = shared(arrived);
+    const ours = shared.since(arrived, shared);
     await answer();
     assert.deepEqual(await Promise.all([sentLater, ours]), [0, 0]);
     assert.equal(db.reads, 1, 'it waits for that read rather than the next one');
@@ -150,7 +174,7 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
 
   it('in any interleaving, every caller sees every commit made before it arrived, and steps of a request share reads', async () => {
     // A commit is seen by callers only from the next turn on (its acknowledgement is I/O); a
-    // request is stamped when it arrives and asks again in later steps, as http/arrival.ts does.
+    // request is stamped when it arrives and asks again in later steps, as http/read-context.ts does.
     const op = fc.oneof(
       fc.constant({ kind: 'commit' as const }),
       fc.constant({ kind: 'answer' as const }),
@@ -163,7 +187,7 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
         const { db, read, answer, waiting } = fakeDatabase();
         const shared = sharedPerTurn(read);
-        const requests: Array<{ stamp: number; seen: number }> = [];
+        const requests: Array<{ stamp: ReadStamp; seen: number }> = [];
         const checks: Array<{ value: Promise<number>; seen: number }> = [];
         const answerIfAny = () => (waiting() > 0 ? answer() : nextTurn());
         for (const o of ops) {
@@ -179,10 +203,10 @@ describe('a read shared by its callers (store/per-turn.ts)', () => {
           } else if (o.kind === 'arrive') {
             requests.push({ stamp: shared.stamp(), seen: db.value });
             const r = requests.at(-1)!;
-            checks.push({ value: shared(r.stamp), seen: r.seen });
+            checks.push({ value: shared.since(r.stamp, shared), seen: r.seen });
           } else if (requests.length > 0) {
             const r = requests[o.request % requests.length]!;
-            checks.push({ value: shared(r.stamp), seen: r.seen });
+            checks.push({ value: shared.since(r.stamp, shared), seen: r.seen });
           }
         }
         // Answer everything still in flight or queued, then check every caller.

@@ -14,7 +14,6 @@ import {
 import { requireScope, type Scope } from '../../domain/scopes.js';
 import { digest } from '../../domain/secrets.js';
 import { type Viewer, viewerOf } from '../../domain/visibility.js';
-import type { Arrival } from '../../store/database.js';
 import type { PersonalAccessTokenRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
@@ -49,8 +48,7 @@ export type Resolution = { principal: Principal } | { error: InvalidTokenError }
 export interface TokenResolver {
   /** Whether the resolver may see tokens from `PRIVATE-TOKEN`/`private_token` (PATs only). */
   readonly acceptsPrivateToken: boolean;
-  /** `arrival`: the request's (store/database.ts), so its lookups share one reading. */
-  resolve(token: string, now: number, arrival?: Arrival): Promise<Resolution | null>;
+  resolve(token: string, now: number): Promise<Resolution | null>;
 }
 
 export const BLOCKED_REASON = 'Your account has been blocked.';
@@ -73,12 +71,9 @@ export class CredentialService {
   /**
    * Returns the principal, null for an anonymous request, or throws: 400 when a bearer token is
    * both in the header and the query (RFC 6750 §2), 401 for unknown, expired or revoked tokens,
-   * 403 for blocked users. `arrival`: the request's (store/database.ts `Arrival`).
+   * 403 for blocked users.
    */
-  async authenticate(
-    presented: PresentedCredentials,
-    arrival?: Arrival,
-  ): Promise<Principal | null> {
+  async authenticate(presented: PresentedCredentials): Promise<Principal | null> {
     const bearer = nonEmpty(presented.bearerHeader);
     const accessParam = nonEmpty(presented.accessTokenParam);
     if (bearer !== undefined && accessParam !== undefined) {
@@ -92,7 +87,7 @@ export class CredentialService {
     const now = this.clock.now();
     for (const resolver of this.resolvers) {
       if (oauthCandidate === undefined && !resolver.acceptsPrivateToken) continue;
-      const result = await resolver.resolve(token, now, arrival);
+      const result = await resolver.resolve(token, now);
       if (result === null) continue;
       if ('error' in result) throw result.error;
       if (result.principal.user.state !== 'active') throw new ForbiddenError(BLOCKED_REASON);
@@ -125,13 +120,13 @@ class PersonalAccessTokenResolver implements TokenResolver {
 
   constructor(private readonly store: Store) {}
 
-  async resolve(token: string, now: number, arrival?: Arrival): Promise<Resolution | null> {
-    const row = await this.store.tokens.byDigest(digest(token), arrival);
+  async resolve(token: string, now: number): Promise<Resolution | null> {
+    const row = await this.store.tokens.byDigest(digest(token));
     if (!row) return null;
     const expiry = expiryInstant(row.expires_at);
     if (expiry !== null && now >= expiry) return { error: new InvalidTokenError(TOKEN_EXPIRED) };
     if (row.revoked) return { error: new InvalidTokenError(TOKEN_REVOKED) };
-    const userRow = await this.store.users.byId(row.user_id, arrival);
+    const userRow = await this.store.users.byId(row.user_id);
     if (!userRow) return null;
     const user = userView(userRow);
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_GRANULARITY_MS) {

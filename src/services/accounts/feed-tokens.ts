@@ -10,7 +10,6 @@
  */
 import { createHmac } from 'node:crypto';
 import { digest, randomSecret, secretsEqual } from '../../domain/secrets.js';
-import type { Arrival } from '../../store/database.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import { type UserView, userView } from '../views.js';
@@ -64,14 +63,13 @@ export class FeedTokens {
   }
 
   /** The active user a presented feed token belongs to, or null (unknown, reset, blocked). */
-  /** `arrival`: the request's (store/database.ts `Arrival`). */
-  async authenticate(token: string, arrival?: Arrival): Promise<UserView | null> {
+  async authenticate(token: string): Promise<UserView | null> {
     if (!SHAPE.test(token)) return null;
     const record = await this.store.feedTokens.byDigest(digest(token));
     if (!record) return null;
     const expected = await this.derive(record.userId, record.generation);
     if (!secretsEqual(expected, token)) return null;
-    const user = await this.store.users.byId(record.userId, arrival);
+    const user = await this.store.users.byId(record.userId);
     if (!user || user.state !== 'active') return null;
     return userView(user);
   }

@@ -11,7 +11,6 @@ import {
   canReadMergeRequests,
   canReadPersonalSnippet,
 } from '../../domain/visibility.js';
-import type { Arrival } from '../../store/database.js';
 import type { Store } from '../../store/store.js';
 import type { ActivityService, ResolvedProject } from './activity.js';
 import type { EventListing } from './event-listing.js';
@@ -63,10 +62,7 @@ export class ActivityReader {
 
   /**
    * `reads`, when given, records what this reader reads from the event log (see `EventReads`).
-   * Faces that cache whole answers must read events through a reader only. `arrival`: the
-   * request's (store/database.ts), for a reader that serves one request and reads nothing it wrote
-   * itself (a query, not a mutation or a subscription's later deliveries): its lookups then share
-   * the request's reading of the head on PostgreSQL.
+   * Faces that cache whole answers must read events through a reader only.
    */
   constructor(
     private readonly activity: ActivityService,
@@ -74,9 +70,8 @@ export class ActivityReader {
     readonly viewer: Viewer | null,
     self: UserView | null,
     private readonly reads: EventReads | null = null,
-    private readonly arrival?: Arrival,
   ) {
-    this.loaders = new Loaders(store, arrival);
+    this.loaders = new Loaders(store);
     if (self) this.users.set(self.id, self);
   }
 
@@ -85,7 +80,7 @@ export class ActivityReader {
 
   /** A user by id or username; NOT_FOUND when there is none. */
   async user(idOrUsername: string): Promise<UserView> {
-    const user = await this.activity.findUser(idOrUsername, this.arrival);
+    const user = await this.activity.findUser(idOrUsername);
     this.users.set(user.id, user);
     return user;
   }
@@ -116,7 +111,7 @@ export class ActivityReader {
   private async resolveProject(idOrPath: string): Promise<ResolvedProject> {
     const known = /^\d+$/.test(idOrPath) ? this.projects.get(Number(idOrPath)) : undefined;
     if (known) return known;
-    const resolved = await this.activity.findProject(idOrPath, this.viewer, this.arrival);
+    const resolved = await this.activity.findProject(idOrPath, this.viewer);
     this.projects.set(resolved.project.id, resolved);
     return resolved;
   }
@@ -127,24 +122,24 @@ export class ActivityReader {
     scope: string | undefined,
     filter: EventFilter,
   ): Promise<EventListing> {
-    return this.recorded(this.activity.viewerListing(viewer, scope, filter, this.arrival));
+    return this.recorded(this.activity.viewerListing(viewer, scope, filter));
   }
 
   /** A user's events the viewer may see; empty for private or blocked profiles. */
   async userEvents(userId: number, filter: EventFilter): Promise<EventListing> {
     const user = this.users.get(userId) ?? (await this.user(String(userId)));
-    return this.recorded(this.activity.userListing(user, filter, this.viewer, this.arrival));
+    return this.recorded(this.activity.userListing(user, filter, this.viewer));
   }
 
   /** A project's events the viewer may see (NOT_FOUND when the project is not readable). */
   async projectEvents(projectId: number, filter: EventFilter): Promise<EventListing> {
     const resolved = await this.resolveProject(String(projectId));
-    return this.recorded(this.activity.projectListing(resolved, filter, this.viewer, this.arrival));
+    return this.recorded(this.activity.projectListing(resolved, filter, this.viewer));
   }
 
   /** Records a listing's mark, before the caller reads any of its rows. */
   private async recorded(listing: EventListing): Promise<EventListing> {
-    if (this.reads) this.reads.listings.push({ listing, mark: await listing.mark(this.arrival) });
+    if (this.reads) this.reads.listings.push({ listing, mark: await listing.mark() });
     return listing;
   }
 

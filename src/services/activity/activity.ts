@@ -9,7 +9,6 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
 import { type OffsetPage, reportedTotal } from '../../domain/pagination.js';
 import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
-import type { Arrival } from '../../store/database.js';
 import type { EventQuery } from '../../store/events.js';
 import type { ProjectRow, UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -43,15 +42,8 @@ export class ResolvedListing {
    */
   snapshot: ListingSnapshot | undefined;
 
-  /**
-   * @param query The store query, or null when the answer is empty by rule.
-   * @param arrival The request's arrival (store/database.ts): the reading its resolution made
-   *   serves the row caches its page is hydrated from.
-   */
-  constructor(
-    readonly query: EventQuery | null,
-    readonly arrival?: Arrival,
-  ) {}
+  /** @param query The store query, or null when the answer is empty by rule. */
+  constructor(readonly query: EventQuery | null) {}
 }
 
 export interface OffsetListing {
@@ -97,14 +89,13 @@ export class ActivityService {
     viewer: Viewer | null,
     self: UserView | null = null,
     reads: EventReads | null = null,
-    arrival?: Arrival,
   ): ActivityReader {
-    return new ActivityReader(this, this.store, viewer, self, reads, arrival);
+    return new ActivityReader(this, this.store, viewer, self, reads);
   }
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
-  async findUser(idOrUsername: string, arrival?: Arrival): Promise<UserView> {
-    return userView(await this.findUserRow(idOrUsername, arrival));
+  async findUser(idOrUsername: string): Promise<UserView> {
+    return userView(await this.findUserRow(idOrUsername));
   }
 
   /** A user by username only (profile pages: `/123` is the user named 123, not id 123). */
@@ -114,10 +105,10 @@ export class ActivityService {
     return userView(user);
   }
 
-  private async findUserRow(idOrUsername: string, arrival?: Arrival): Promise<UserRow> {
+  private async findUserRow(idOrUsername: string): Promise<UserRow> {
     const user = NUMERIC_ID.test(idOrUsername)
       ? isRowId(Number(idOrUsername))
-        ? await this.store.users.byId(Number(idOrUsername), arrival)
+        ? await this.store.users.byId(Number(idOrUsername))
         : undefined
       : await this.store.users.byUsername(idOrUsername);
     if (!user) throw new NotFoundError('User');
@@ -126,23 +117,18 @@ export class ActivityService {
 
   /**
    * `:id` of `/projects/:id`: a number, or a full path containing '/'. Unreadable = not found.
-   * `arrival`: the request's (store/database.ts), whose earlier steps' reading serves it.
    */
-  async findProject(
-    idOrPath: string,
-    viewer: Viewer | null,
-    arrival?: Arrival,
-  ): Promise<ResolvedProject> {
+  async findProject(idOrPath: string, viewer: Viewer | null): Promise<ResolvedProject> {
     let project: ProjectRow | undefined;
     if (SIGNED_NUMERIC_ID.test(idOrPath)) {
       const id = Number(idOrPath);
-      project = isRowId(id) ? await this.store.projects.byId(id, arrival) : undefined;
+      project = isRowId(id) ? await this.store.projects.byId(id) : undefined;
     } else if (idOrPath.includes('/')) {
       project = await this.store.projects.byFullPath(idOrPath);
     }
     if (!project) throw new NotFoundError('Project');
     const accessLevel = viewer
-      ? await this.store.projects.accessLevel(project.id, viewer.userId, arrival, this.day())
+      ? await this.store.projects.accessLevel(project.id, viewer.userId, this.day())
       : null;
     if (!canReadProject(project.visibility as never, viewer, accessLevel))
       throw new NotFoundError('Project');
@@ -155,24 +141,14 @@ export class ActivityService {
   }
 
   /** The viewer's own events, or with scope `all` every event in the viewer's projects. */
-  viewerListing(
-    viewer: Viewer,
-    scope: string | undefined,
-    filter: EventFilter,
-    arrival?: Arrival,
-  ): EventListing {
-    return this.listing(this.dated(viewerQuery(viewer, scope, filter)), arrival);
+  viewerListing(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventListing {
+    return this.listing(this.dated(viewerQuery(viewer, scope, filter)));
   }
 
   /** A user's events; empty by rule for a profile the viewer may not read. */
-  userListing(
-    user: UserView,
-    filter: EventFilter,
-    viewer: Viewer | null,
-    arrival?: Arrival,
-  ): EventListing {
+  userListing(user: UserView, filter: EventFilter, viewer: Viewer | null): EventListing {
     const q = this.dated(userQuery(user, filter, viewer));
-    return q ? this.listing(q, arrival) : EventListing.EMPTY;
+    return q ? this.listing(q) : EventListing.EMPTY;
   }
 
   /**
@@ -191,13 +167,8 @@ export class ActivityService {
   }
 
   /** A project's events, for a project `findProject` resolved for this viewer. */
-  projectListing(
-    resolved: ResolvedProject,
-    filter: EventFilter,
-    viewer: Viewer | null,
-    arrival?: Arrival,
-  ) {
-    return this.listing(this.dated(projectQuery(resolved, filter, viewer)), arrival);
+  projectListing(resolved: ResolvedProject, filter: EventFilter, viewer: Viewer | null) {
+    return this.listing(this.dated(projectQuery(resolved, filter, viewer)));
   }
 
   /** The UTC day memberships are judged on now (domain/membership-expiry). */
@@ -210,8 +181,8 @@ export class ActivityService {
     return (q === null ? q : { ...q, day: this.day() }) as Q;
   }
 
-  private listing(q: EventQuery, arrival: Arrival): EventListing {
-    return new EventListing(this.listings, q, arrival);
+  private listing(q: EventQuery): EventListing {
+    return new EventListing(this.listings, q);
   }
 
   /**
@@ -222,44 +193,38 @@ export class ActivityService {
     source: ActivitySource,
     filter: EventFilter,
     viewer: Viewer | null,
-    arrival?: Arrival,
   ): Promise<ResolvedListing> {
-    return new ResolvedListing(
-      this.dated(await this.query(source, filter, viewer, arrival)),
-      arrival,
-    );
+    return new ResolvedListing(this.dated(await this.query(source, filter, viewer)));
   }
 
   /**
    * What the listing's answer is a function of, as of now (listing-cache.ts `mark`): equal marks
    * mean equal answers, so faces build version tags (ETags, kept responses) from it.
    */
-  async mark(listing: ResolvedListing, page?: OffsetPage, arrival?: Arrival): Promise<string> {
+  async mark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
     const { mark, snapshot } = await this.listings.cache.mark(
       this.dated(listing.query),
       page && pageBounds(page),
-      arrival,
     );
     listing.snapshot = snapshot;
     return mark;
   }
 
   /**
-   * The listing's mark as of the request's `arrival` (store/database.ts), leaving its snapshot as
-   * it was (a kept answer's check).
+   * The listing's mark as of now, leaving its snapshot as it was (a kept answer's check).
    */
-  async remark(listing: ResolvedListing, page?: OffsetPage, arrival?: Arrival): Promise<string> {
+  async remark(listing: ResolvedListing, page?: OffsetPage): Promise<string> {
     const bounds = page && pageBounds(page);
     // Dated afresh: a kept answer's memberships are judged on the day it is asked again.
-    return (await this.listings.cache.mark(this.dated(listing.query), bounds, arrival)).mark;
+    return (await this.listings.cache.mark(this.dated(listing.query), bounds)).mark;
   }
 
   /**
    * What every answer depends on besides its listings' events, and (`head`) the mark of answers
    * that may read any listing, which moves on every append (ListingCache `versionMarks`).
    */
-  versionMarks(arrival?: Arrival): Promise<VersionMarks> {
-    return this.listings.cache.versionMarks(arrival, this.day());
+  versionMarks(): Promise<VersionMarks> {
+    return this.listings.cache.versionMarks(this.day());
   }
 
   /** The store query behind a source, or null when the answer is empty by rule. */
@@ -267,13 +232,12 @@ export class ActivityService {
     source: ActivitySource,
     filter: EventFilter,
     viewer: Viewer | null,
-    arrival: Arrival,
   ): Promise<EventQuery | null> {
     switch (source.kind) {
       case 'user':
-        return userQuery(await this.findUser(source.idOrUsername, arrival), filter, viewer);
+        return userQuery(await this.findUser(source.idOrUsername), filter, viewer);
       case 'project': {
-        const project = await this.findProject(source.idOrPath, viewer, arrival);
+        const project = await this.findProject(source.idOrPath, viewer);
         return projectQuery(project, filter, viewer);
       }
       case 'viewer':
@@ -287,8 +251,7 @@ export class ActivityService {
     const unbounded = listing.query;
     if (!unbounded) return { events: [], total: 0, hasNext: false };
     const { cache } = this.listings;
-    const { arrival } = listing;
-    const { entry, q } = await cache.entry(unbounded, listing.snapshot, arrival);
+    const { entry, q } = await cache.entry(unbounded, listing.snapshot);
     const { offset, limit } = pageBounds(page);
     const pageKey = `${offset}:${limit}`;
     let cached = entry.pages?.get(pageKey);
@@ -296,16 +259,16 @@ export class ActivityService {
     if (cached?.shift) {
       const shifted = cached;
       cached = await cache.once(entry, `settle ${pageKey}`, () =>
-        cache.settle(q, entry, pageKey, shifted, arrival),
+        cache.settle(q, entry, pageKey, shifted),
       );
     }
-    if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry, arrival)) };
+    if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
     // A known count past the end: no need to ask the database.
     const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);
     if (known) return known;
     // The count and the page are independent reads: a listing met for the first time sends both
     // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
-    const counting = cache.count(q, entry, arrival);
+    const counting = cache.count(q, entry);
     if (!this.store.readsInParallel) {
       // One connection runs one statement after the other, so counting first costs nothing, and
       // a page past the end is then answered without walking the listing's index to its end: a
@@ -317,7 +280,7 @@ export class ActivityService {
     }
     // Readers of the same page at the same moment (a busy listing after a write) share one walk.
     const paging = cache.once(entry, `page ${pageKey}`, async () => {
-      const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset, arrival);
+      const { fromId, skip } = await seek(this.store, q, entry.checkpoints, offset);
       const rows =
         fromId === undefined
           ? []
@@ -325,10 +288,9 @@ export class ActivityService {
               q,
               { kind: 'offset', offset: skip, limit: page.perPage + 1 },
               fromId,
-              arrival,
             );
       const computed = {
-        events: await hydrateEvents(this.store, rows.slice(0, page.perPage), arrival),
+        events: await hydrateEvents(this.store, rows.slice(0, page.perPage)),
         hasNext: rows.length > page.perPage,
       };
       remember(entry.pages, pageKey, computed);

@@ -5,7 +5,6 @@
  */
 import type { Metrics } from '../metrics.js';
 import { reportedTotal } from '../../domain/pagination.js';
-import type { Arrival } from '../../store/database.js';
 import type { EventQuery } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -34,16 +33,10 @@ export class EventListing {
   /** A listing that is empty by rule (a private or blocked profile answers `[]`, not 404). */
   static readonly EMPTY = new EventListing(null, null);
 
-  /**
-   * @internal built by the activity service only. `arrival`: the request's (store/database.ts),
-   * when one request reads this listing: its windows and count are then read under the request's
-   * reading of the head (the member projects a walk merges, the rows a window is hydrated with)
-   * instead of readings of their own.
-   */
+  /** @internal built by the activity service only. */
   constructor(
     private readonly context: ListingContext | null,
     private readonly q: EventQuery | null,
-    private readonly arrival?: Arrival,
   ) {}
 
   get sort(): 'asc' | 'desc' {
@@ -53,28 +46,27 @@ export class EventListing {
   /**
    * What the listing's answers are a function of, as of now (ListingCache `mark`): read before
    * its rows, an unchanged mark later means unchanged answers. A listing empty by rule answers the
-   * same whatever is written. `arrival`: the request's (store/database.ts), when it has one.
+   * same whatever is written.
    */
-  async mark(arrival?: Arrival): Promise<string> {
+  async mark(): Promise<string> {
     const { context, q } = this;
     if (!context || !q) return 'empty';
-    return (await context.cache.mark(q, undefined, arrival)).mark;
+    return (await context.cache.mark(q, undefined)).mark;
   }
 
   /** The window's events in sort order, hydrated (`limit` at most). */
   async window(window: KeysetWindow): Promise<EventView[]> {
     const { context } = this;
     if (!context || !this.q) return [];
-    const { arrival } = this;
-    const { entry, q } = await context.cache.entry(this.q, undefined, arrival);
+    const { entry, q } = await context.cache.entry(this.q, undefined);
     const windowKey = `${window.afterId ?? ''}:${window.beforeId ?? ''}:${window.limit}:${window.reverse ? 1 : 0}`;
     const cached = entry.windows?.get(windowKey);
     if (entry.windows) context.metrics.cacheLookup('graphql_window', cached !== undefined);
     if (cached) return cached.views;
     // Readers of the same window at the same moment share one walk (see ListingCache `once`).
     return context.cache.once(entry, `window ${windowKey}`, async () => {
-      const rows = await context.store.events.list(q, { kind: 'keyset', ...window }, null, arrival);
-      const views = await hydrateEvents(context.store, rows, arrival);
+      const rows = await context.store.events.list(q, { kind: 'keyset', ...window }, null);
+      const views = await hydrateEvents(context.store, rows);
       remember(entry.windows, windowKey, {
         views,
         afterId: window.afterId,
@@ -108,7 +100,7 @@ export class EventListing {
   async total(): Promise<number | null> {
     const { context } = this;
     if (!context || !this.q) return 0;
-    const { entry, q } = await context.cache.entry(this.q, undefined, this.arrival);
-    return reportedTotal(await context.cache.count(q, entry, this.arrival));
+    const { entry, q } = await context.cache.entry(this.q, undefined);
+    return reportedTotal(await context.cache.count(q, entry));
   }
 }

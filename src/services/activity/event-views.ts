@@ -10,7 +10,6 @@ import {
   actionFromCode,
   actionName,
 } from '../../domain/vocabulary.js';
-import type { Arrival } from '../../store/database.js';
 import type { EventRow, PushPayloadRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import {
@@ -48,18 +47,16 @@ export interface EventView {
 }
 
 /**
- * Batch-loads everything an event view needs: one query per kind of thing, not per event.
- * `arrival`: the request's (store/database.ts), when one request reads the page: its earlier
- * reading then serves the user and project row caches, instead of one more round trip each on
- * PostgreSQL. Without one, hydration is as of its start: its two rounds of lookups (the projects,
- * then the users, which the notes name too) share one reading sent after it began, not one each.
+ * Batch-loads everything an event view needs: one query per kind of thing, not per event. In the
+ * request's read context, or (outside a request) as of its own start: its two rounds of lookups
+ * (the projects, then the users, which the notes name too) share one reading (store `arrive`).
  */
-export async function hydrateEvents(
-  store: Store,
-  rows: readonly EventRow[],
-  arrival: Arrival = store.arrival(),
-): Promise<EventView[]> {
-  if (rows.length === 0) return [];
+export function hydrateEvents(store: Store, rows: readonly EventRow[]): Promise<EventView[]> {
+  if (rows.length === 0) return Promise.resolve([]);
+  return store.arrive(() => hydrate(store, rows));
+}
+
+async function hydrate(store: Store, rows: readonly EventRow[]): Promise<EventView[]> {
   const ids = (type: string) =>
     unique(
       rows.filter((r) => r.target_type === type && r.target_id !== null).map((r) => r.target_id!),
@@ -72,7 +69,7 @@ export async function hydrateEvents(
     store.content.snippets(ids('Snippet')),
     store.content.notes(ids('Note')),
     store.content.pushPayloads(pushIds),
-    store.projects.byIds(unique(rows.map((r) => r.project_id).concat(ids('Project'))), arrival),
+    store.projects.byIds(unique(rows.map((r) => r.project_id).concat(ids('Project')))),
   ]);
   const noteIssueIds = notes.filter((n) => n.noteable_type === 'Issue').map((n) => n.noteable_id);
   const noteMrIds = notes
@@ -90,7 +87,6 @@ export async function hydrateEvents(
             notes.map((n) => n.author_id),
           ),
       ),
-      arrival,
     ),
   ]);
   const byId = <T extends { id: number }>(list: T[]) => new Map(list.map((x) => [x.id, x]));

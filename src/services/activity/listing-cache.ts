@@ -19,7 +19,6 @@
  */
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
-import type { Arrival } from '../../store/database.js';
 import { type EventQuery, dayOf } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
@@ -114,15 +113,11 @@ export class ListingCache {
 
   /**
    * The current entry of a listing and the query bounded by its mark: fresh, forwarded, or as it
-   * was when nothing of this listing changed. As of the snapshot `at`, else as of `arrival` (the
-   * request's, store/database.ts), else as of now.
+   * was when nothing of this listing changed. As of the snapshot `at`, else of the request's read
+   * context (http/read-context.ts).
    */
-  async entry(
-    q: EventQuery,
-    at?: ListingSnapshot,
-    arrival?: Arrival,
-  ): Promise<{ entry: Entry; q: EventQuery }> {
-    const snapshot = at ?? (await this.clock.current(arrival));
+  async entry(q: EventQuery, at?: ListingSnapshot): Promise<{ entry: Entry; q: EventQuery }> {
+    const snapshot = at ?? (await this.clock.current());
     const key = listingKey(q);
     const epoch = this.epochOf(q, snapshot);
     let entry = this.entries.get(key);
@@ -139,7 +134,7 @@ export class ListingCache {
       entry = this.fresh(snapshot.id, epoch, snapshot.deletions, snapshot.version);
       this.install(key, entry);
     } else if (entry.upTo < snapshot.id) {
-      entry = await this.forwardOnce(key, q, entry, snapshot.id, arrival);
+      entry = await this.forwardOnce(key, q, entry, snapshot.id);
     } else {
       this.metrics.listingRefresh('current');
     }
@@ -159,15 +154,13 @@ export class ListingCache {
    * listing empty by rule (null: a private profile) is a function of the version alone.
    *
    * Given a REST page's bounds, a page that appends cannot change (`appendsLeaveAsItIs`) gets a
-   * mark without the feed's part: it stands while new events arrive. `arrival`: the request's
-   * (store/database.ts), whose earlier steps' reading serves it on PostgreSQL.
+   * mark without the feed's part: it stands while new events arrive.
    */
   async mark(
     q: EventQuery | null,
     page?: { offset: number; limit: number },
-    arrival?: Arrival,
   ): Promise<{ mark: string; snapshot: ListingSnapshot }> {
-    const snapshot = await this.clock.current(arrival);
+    const snapshot = await this.clock.current();
     if (!q) return { mark: `${snapshot.version}:empty`, snapshot };
     // A signed-in viewer's memberships may expire with the day, which no write announces.
     const day = q.viewer ? `:d${dayOf(q)}` : '';
@@ -175,7 +168,7 @@ export class ListingCache {
     if (epoch !== null) {
       return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc${day}`, snapshot };
     }
-    const members = await this.memberIds(q, arrival);
+    const members = await this.memberIds(q);
     // Read together, with no wait in between: the feed may start over at any wait.
     const floor = this.clock.floor;
     const last =
@@ -223,8 +216,8 @@ export class ListingCache {
    * `head`, the same with the newest event id, for answers that may read any event (every append
    * moves it).
    */
-  async versionMarks(arrival: Arrival | undefined, day: string): Promise<VersionMarks> {
-    const snapshot = await this.clock.current(arrival);
+  async versionMarks(day: string): Promise<VersionMarks> {
+    const snapshot = await this.clock.current();
     // Memberships expire with the day (domain/membership-expiry), which no write announces.
     const version = `${snapshot.version}:${snapshot.deletions}:d${day}`;
     return { version, head: `${version}:h${snapshot.id}` };
@@ -251,19 +244,13 @@ export class ListingCache {
    * an answer bounded by a newer head than its mark is newer than its tag, which conditional
    * requests allow (http/conditional.ts: never a stale 304).
    */
-  private async forwardOnce(
-    key: string,
-    q: EventQuery,
-    from: Entry,
-    head: number,
-    arrival: Arrival,
-  ): Promise<Entry> {
+  private async forwardOnce(key: string, q: EventQuery, from: Entry, head: number): Promise<Entry> {
     const running = this.forwarding.get(key);
     if (running && running.from === from && running.head >= head) {
       this.metrics.listingRefresh('joined');
       return running.done;
     }
-    const done = this.forward(q, from, head, arrival).then((forwarded) => {
+    const done = this.forward(q, from, head).then((forwarded) => {
       // Another forward (from a newer entry) may have installed a newer one meanwhile.
       const now = this.entries.get(key);
       if (!now || now === from || now.upTo < forwarded.upTo) this.install(key, forwarded);
@@ -297,25 +284,23 @@ export class ListingCache {
   }
 
   /** The entry's capped count, counted once (see `once`). */
-  async count(q: EventQuery, entry: Entry, arrival?: Arrival): Promise<number> {
+  async count(q: EventQuery, entry: Entry): Promise<number> {
     if (entry.count !== undefined) return entry.count;
-    const count = await this.once(entry, 'count', () =>
-      this.store.events.count(q, MAX_COUNT, arrival),
-    );
+    const count = await this.once(entry, 'count', () => this.store.events.count(q, MAX_COUNT));
     entry.count ??= count;
     return entry.count;
   }
 
   /**
-   * The entry brought forward from its mark to `head`. `arrival`: the request's that started it,
-   * whose reading then serves the member projects and the new rows' authors and projects. Readers
+   * The entry brought forward from its mark to `head`, read in the context of the request that
+   * started it (the member projects, the new rows' authors and projects). Readers
    * that join it (`forwardOnce`) share those rows: sound, as for shared walks, because a reader
    * joins only a forward from the entry of its own listing version, and every change those row
    * caches see moves that version in the same commit (docs/listing-caches.md, "One reading per
    * request").
    */
-  private async forward(q: EventQuery, old: Entry, head: number, arrival: Arrival): Promise<Entry> {
-    const members = await this.memberIds(q, arrival);
+  private async forward(q: EventQuery, old: Entry, head: number): Promise<Entry> {
+    const members = await this.memberIds(q);
     const fed = old.upTo >= this.clock.floor;
     if (fed && this.lastChange(q, members) <= old.upTo) {
       this.metrics.listingRefresh('skipped');
@@ -333,7 +318,6 @@ export class ListingCache {
       old.upTo,
       MAX_FORWARD + 1,
       changed,
-      arrival,
     );
     if (rows.length > MAX_FORWARD) {
       this.metrics.listingRefresh('rebuilt');
@@ -353,15 +337,15 @@ export class ListingCache {
       checkpoints: desc
         ? old.checkpoints.map((c) => ({ offset: c.offset + n, id: c.id }))
         : old.checkpoints,
-      pages: old.pages && (await this.forwardPages(old.pages, rows, desc, arrival)),
-      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc, arrival)),
+      pages: old.pages && (await this.forwardPages(old.pages, rows, desc)),
+      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc)),
     };
   }
 
   /** Ids of the projects a cross-project listing spans (scope=all), or null. */
-  private async memberIds(q: EventQuery, arrival?: Arrival): Promise<number[] | null> {
+  private async memberIds(q: EventQuery): Promise<number[] | null> {
     if (q.source.kind !== 'memberships') return null;
-    const projects = await this.store.events.memberProjects(q.source.userId, arrival, dayOf(q));
+    const projects = await this.store.events.memberProjects(q.source.userId, dayOf(q));
     return projects.map((p) => p.projectId);
   }
 
@@ -399,7 +383,6 @@ export class ListingCache {
     pages: Map<string, CachedPage>,
     rows: EventRow[],
     desc: boolean,
-    arrival: Arrival,
   ): Promise<Map<string, CachedPage>> {
     const out = new Map<string, CachedPage>();
     if (!desc) {
@@ -428,7 +411,7 @@ export class ListingCache {
     for (const { offset, limit } of placed) {
       if (offset < n) shown = Math.max(shown, Math.min(n, offset + limit));
     }
-    const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse(), arrival);
+    const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse());
     const oldAt = (position: number): EventView | 'end' | undefined =>
       known.get(position) ?? (end !== undefined && position >= end ? 'end' : undefined);
     for (const { key, page, offset, limit } of placed) {
@@ -469,20 +452,13 @@ export class ListingCache {
   /**
    * A shifted page as it stands at the entry's mark: the `shift` rows right before its first row
    * (one walk up the listing's index from that row), then its own rows, cut to the page's size.
-   * Stored back into the entry: the same mark, the same answer for every later request (read under
-   * `arrival`, the request's that settles it, as `forward` reads).
+   * Stored back into the entry: the same mark, the same answer for every later request.
    */
-  async settle(
-    q: EventQuery,
-    entry: Entry,
-    key: string,
-    page: CachedPage,
-    arrival?: Arrival,
-  ): Promise<CachedPage> {
+  async settle(q: EventQuery, entry: Entry, key: string, page: CachedPage): Promise<CachedPage> {
     const limit = Number(key.split(':')[1]);
     const first = page.events[0]!.id;
-    const before = await this.store.events.since(q, first, page.shift ?? 0, undefined, arrival);
-    const views = await hydrateEvents(this.store, before.reverse(), arrival);
+    const before = await this.store.events.since(q, first, page.shift ?? 0, undefined);
+    const views = await hydrateEvents(this.store, before.reverse());
     const settled: CachedPage = {
       events: [...views, ...page.events].slice(0, limit),
       hasNext: views.length + page.events.length > limit || page.hasNext,
@@ -500,12 +476,11 @@ export class ListingCache {
     windows: Map<string, CachedWindow>,
     rows: EventRow[],
     desc: boolean,
-    arrival: Arrival,
   ): Promise<Map<string, CachedWindow>> {
     const out = new Map<string, CachedWindow>();
     for (const [key, w] of windows) {
       if (desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined) {
-        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse(), arrival);
+        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse());
         out.set(key, { ...w, views: [...newest, ...w.views].slice(0, w.limit) });
         continue;
       }
@@ -545,15 +520,13 @@ export function remember<V>(map: Map<string, V> | null, key: string, value: V): 
 
 /**
  * Where to start walking for `offset`: the nearest checkpoint at or before it, placing a new one
- * on the way. `fromId` undefined means the offset is past the last row. `arrival`: the request's
- * (store/database.ts), whose reading serves the walk's row caches.
+ * on the way. `fromId` undefined means the offset is past the last row.
  */
 export async function seek(
   store: Store,
   q: EventQuery,
   checkpoints: Checkpoint[],
   offset: number,
-  arrival?: Arrival,
 ): Promise<{ fromId: number | null | undefined; skip: number }> {
   const target = Math.floor(offset / CHECKPOINT) * CHECKPOINT;
   if (target === 0) return { fromId: null, skip: offset };
@@ -566,7 +539,7 @@ export async function seek(
   if (base && offset - base.offset < CHECKPOINT)
     return { fromId: base.id, skip: offset - base.offset };
   const fromOffset = base?.offset ?? 0;
-  const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset, arrival);
+  const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset);
   if (id === null) return { fromId: undefined, skip: 0 };
   // Newest-first listings shift their checkpoints as events arrive; a long-lived busy listing
   // would collect them without bound, so past a thousand it starts again.

@@ -11,7 +11,6 @@
  * head is settled (store/events.ts `head`), so walking ids above a listing's mark up to the head
  * finds every event the listing missed, on SQLite and on PostgreSQL, with any number of processes.
  */
-import type { Arrival } from '../../store/database.js';
 import { sharedPerTurn } from '../../store/per-turn.js';
 import type { ListingHead } from '../../store/events.js';
 import type { Store } from '../../store/store.js';
@@ -89,27 +88,21 @@ export class ListingClock {
   /**
    * The snapshot to answer from, read after the caller arrived. On SQLite it is reused while the
    * database's data version stands still (nothing committed anywhere); elsewhere one read is shared
-   * only by callers of the same event-loop turn, all of which arrived before it was sent, or by a
-   * request whose `arrival` came before the reading its head was read in (store/per-turn.ts).
+   * by callers of the same turn reading (store/per-turn.ts), one snapshot made per reading.
    */
-  current(arrival?: Arrival): Promise<ListingSnapshot> {
+  current(): Promise<ListingSnapshot> {
     const version = this.store.dataVersion();
     const known = this.snapshot;
     if (version !== null && known && version === this.dataVersion) {
       return Promise.resolve(known);
     }
-    if (arrival !== undefined && version === null) {
-      // PostgreSQL, for a request: the reading its earlier steps waited for serves it too.
-      if (known?.seq !== undefined && known.seq > arrival) return Promise.resolve(known);
-      return this.read(version, arrival);
-    }
-    return this.shared();
+    return version === null ? this.read(null) : this.shared();
   }
 
-  private async read(version: number | null, arrival?: Arrival): Promise<ListingSnapshot> {
-    const head = await this.store.events.head(arrival);
+  private async read(version: number | null): Promise<ListingSnapshot> {
+    const head = await this.store.events.head();
     if (head.seq === undefined) return this.snapshotOf(head, version);
-    // Requests of one PostgreSQL reading (`arrival`) ask together: one snapshot per reading, so its
+    // Requests of one PostgreSQL reading ask together: one snapshot per reading, so its
     // epochs and its walk of the change feed are read once, not once per request.
     if (this.building?.seq !== head.seq) {
       const building = { seq: head.seq, snapshot: this.snapshotOf(head, version) };

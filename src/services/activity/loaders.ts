@@ -1,10 +1,7 @@
 /**
  * Per-request DataLoaders: every lookup a reader makes by id goes through one of these, so a page
  * of N events costs one query per kind of object, not N. Created lazily: most requests need few.
- * Rows stay inside the services; the reader hands views to the faces. `arrival`: the request's
- * (store/database.ts), when the reader serves one request that reads nothing it wrote: the user and
- * project row caches then check their version with the request's reading of the head instead of
- * waiting for one more (a round trip on PostgreSQL).
+ * Rows stay inside the services; the reader hands views to the faces.
  */
 import DataLoader from 'dataloader';
 import type {
@@ -17,7 +14,6 @@ import type {
   SnippetRow,
   UserRow,
 } from '../../store/schema.js';
-import type { Arrival } from '../../store/database.js';
 import type { Store } from '../../store/store.js';
 
 function byId<T>(
@@ -36,10 +32,7 @@ const id = (row: { id: number }) => row.id;
 export class Loaders {
   private cache = new Map<string, DataLoader<number, unknown>>();
 
-  constructor(
-    private readonly store: Store,
-    private readonly arrival?: Arrival,
-  ) {}
+  constructor(private readonly store: Store) {}
 
   private get<T>(
     name: string,
@@ -54,13 +47,11 @@ export class Loaders {
   }
 
   get users() {
-    return this.get<UserRow>('users', () =>
-      byId((ids) => this.store.users.byIds(ids, this.arrival), id),
-    );
+    return this.get<UserRow>('users', () => byId((ids) => this.store.users.byIds(ids), id));
   }
   get projects() {
     return this.get<ProjectRow>('projects', () =>
-      byId((ids) => this.store.projects.byIds(ids, this.arrival), id),
+      byId((ids) => this.store.projects.byIds(ids), id),
     );
   }
   get issues() {

@@ -99,12 +99,7 @@ export class Ops {
     if (!project) throw new NotFoundError('Project');
     const viewer = this.context.actor?.viewer ?? null;
     const accessLevel = viewer
-      ? await this.store.projects.accessLevel(
-          project.id,
-          viewer.userId,
-          undefined,
-          membershipDay(this.now),
-        )
+      ? await this.store.projects.accessLevel(project.id, viewer.userId, membershipDay(this.now))
       : null;
     if (!canReadProject(project.visibility as Visibility, viewer, accessLevel)) {
       throw new NotFoundError('Project');

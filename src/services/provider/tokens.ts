@@ -15,7 +15,7 @@ import {
 } from '../../domain/oauth.js';
 import type { Scope } from '../../domain/scopes.js';
 import { digest, randomSecret } from '../../domain/secrets.js';
-import type { Arrival, RowVersion } from '../../store/database.js';
+import type { RowVersion } from '../../store/database.js';
 import type { NewToken, OAuthStore, TokenWithUser } from '../../store/oauth.js';
 import type { OAuthApplicationRow, OAuthTokenRow } from '../../store/schema.js';
 import type { Clock } from '../clock.js';
@@ -254,9 +254,9 @@ class OAuthTokenResolver implements TokenResolver {
     private readonly rowVersion: RowVersion,
   ) {}
 
-  private async lookup(tokenDigest: string, arrival: Arrival): Promise<TokenWithUser | undefined> {
+  private async lookup(tokenDigest: string): Promise<TokenWithUser | undefined> {
     // Read the version before the rows, so a write racing the query invalidates the entry.
-    const read = this.rowVersion(arrival);
+    const read = this.rowVersion();
     const version = read instanceof Promise ? await read : read;
     const hit = this.cache.get(tokenDigest);
     if (version !== null && hit && hit.version === version) return hit.found;
@@ -268,10 +268,10 @@ class OAuthTokenResolver implements TokenResolver {
     return found;
   }
 
-  async resolve(token: string, now: number, arrival?: Arrival): Promise<Resolution | null> {
+  async resolve(token: string, now: number): Promise<Resolution | null> {
     // Other token kinds never pay for a lookup here.
     if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
-    const found = await this.lookup(digest(token), arrival);
+    const found = await this.lookup(digest(token));
     if (!found) return null;
     const { token: row } = found;
     const user = userView(found.user);

@@ -62,7 +62,7 @@ export async function eventBody(
       event.targetType === 'User' && event.targetId ? event.targetId : event.authorId;
     const member = memberId === user.id ? user : await sources.user(memberId);
     if (!member) return null;
-    const row = await tx.webhooks.member(project.id, member.id);
+    const row = await tx.members.get(project.id, member.id);
     return {
       trigger: 'member_events',
       payload: memberPayload(links, {

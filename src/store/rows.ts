@@ -1,0 +1,73 @@
+/**
+ * The lookups every store makes: one row by its key, the rows whose key is one of many. Typed by
+ * the table and the columns named, so a store's lookup is one line that says which key it uses.
+ */
+import type { Kysely, Selectable, SelectType, UpdateObject, Updateable } from 'kysely';
+import type { Database } from './schema.js';
+
+type Table = keyof Database;
+type Row<T extends Table> = Selectable<Database[T]>;
+type Column<T extends Table> = keyof Database[T] & string;
+type Value<T extends Table, C extends Column<T>> = SelectType<Database[T][C]>;
+
+/** The row of `table` whose columns hold `key`'s values (a unique key), or undefined. */
+export function rowBy<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+): Promise<Row<T> | undefined> {
+  // Widened to every table: Kysely cannot type a query over one chosen by a type parameter.
+  const from: Table = table;
+  let query = db.selectFrom(from).selectAll();
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  return query.executeTakeFirst() as Promise<Row<T> | undefined>;
+}
+
+/** The rows of `table` whose `column` is one of `values`; no query at all for none. */
+export async function rowsIn<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  column: C,
+  values: readonly Value<T, C>[],
+): Promise<Row<T>[]> {
+  if (values.length === 0) return [];
+  const from: Table = table;
+  const query = db
+    .selectFrom(from)
+    .selectAll()
+    .where(db.dynamic.ref(column), 'in', [...values]);
+  return query.execute() as Promise<Row<T>[]>;
+}
+
+/** Sets `patch` on the rows of `table` that match `key`; how many it changed. */
+export async function updateBy<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+  patch: Updateable<Database[T]>,
+): Promise<number> {
+  const from: Table = table;
+  let query = db.updateTable(from).set(patch as UpdateObject<Database, Table>);
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes the rows of `table` that match `key`; how many there were. */
+export async function deleteBy<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+): Promise<number> {
+  const from: Table = table;
+  let query = db.deleteFrom(from);
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
