@@ -83,6 +83,17 @@ export async function startOAuthServer(
   return { server, alice, bob, app, other, publicApp, close: () => server.close() };
 }
 
+/** Another user who signs in with PASSWORD (alice's password hash), e.g. one to spend a throttle on. */
+export function addUser(world: OAuthWorld, username: string) {
+  return world.server.store.users.create({
+    username,
+    name: username[0]!.toUpperCase() + username.slice(1),
+    email: `${username}@example.com`,
+    passwordHash: world.alice.password_hash,
+    createdAt: 0,
+  });
+}
+
 export interface Reply {
   status: number;
   headers: Headers;

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { THROTTLE_POLICIES } from '../../src/services/accounts/throttle.js';
 import { DIALECTS } from '../helpers/server.js';
-import { Browser, type OAuthWorld, PASSWORD, csrfOf, post, startOAuthServer } from './support.js';
+import {
+  Browser,
+  type OAuthWorld,
+  PASSWORD,
+  csrfOf,
+  post,
+  startOAuthServer,
+  addUser,
+} from './support.js';
 
 /** How many answers had each status, e.g. `{ 400: 5, 429: 55 }`. */
 function tally(statuses: number[]): Record<number, number> {
@@ -21,13 +29,7 @@ for (const dialect of DIALECTS) {
     let world: OAuthWorld;
     before(async () => {
       world = await startOAuthServer({ dialect });
-      await world.server.store.users.create({
-        username: 'carol',
-        name: 'Carol',
-        email: 'carol@example.com',
-        passwordHash: world.alice.password_hash,
-        createdAt: 0,
-      });
+      await addUser(world, 'carol');
     });
     after(() => world.close());
 
@@ -69,13 +71,7 @@ for (const dialect of DIALECTS) {
       // One more account than the address has places left after limit - 1 failures.
       const users = THROTTLE_POLICIES.address.limit - (limit - 1) + 1;
       for (let i = 0; i < users; i++) {
-        await world.server.store.users.create({
-          username: `dave${i}`,
-          name: `Dave ${i}`,
-          email: `dave${i}@example.com`,
-          passwordHash: world.alice.password_hash,
-          createdAt: 0,
-        });
+        await addUser(world, `dave${i}`);
       }
       for (let i = 0; i < limit - 1; i++) {
         assert.equal((await grant('carol', `wrong-${i}`)).status, 400);
@@ -119,13 +115,7 @@ for (const dialect of DIALECTS) {
       nextWindow();
       const { limit } = THROTTLE_POLICIES.account;
       const { twoFactor } = world.server.services.oauth;
-      const dave = await world.server.store.users.create({
-        username: 'dave',
-        name: 'Dave',
-        email: 'dave@example.com',
-        passwordHash: world.alice.password_hash,
-        createdAt: 0,
-      });
+      const dave = await addUser(world, 'dave');
       const { secret } = await twoFactor.enrolment(dave.id);
       const code = twoFactor.currentCode(secret);
       assert.ok(await twoFactor.enable(dave.id, code));

@@ -9,7 +9,7 @@ import { buildServer } from '../../src/server.js';
 import { THROTTLE_POLICIES } from '../../src/services/accounts/throttle.js';
 import { type Store, openStore } from '../../src/store/store.js';
 import { DIALECTS } from '../helpers/server.js';
-import { type OAuthWorld, PASSWORD, startOAuthServer } from './support.js';
+import { type OAuthWorld, PASSWORD, startOAuthServer, addUser } from './support.js';
 
 for (const dialect of DIALECTS) {
   describe(`throttling across processes (${dialect})`, () => {
@@ -59,13 +59,7 @@ for (const dialect of DIALECTS) {
     it('B.12: 60 parallel guesses spread over both servers, the last right: the limit evaluated', async () => {
       world.server.clock.advance(THROTTLE_POLICIES.address.windowMs);
       const { limit } = THROTTLE_POLICIES.account;
-      await world.server.store.users.create({
-        username: 'carol',
-        name: 'Carol',
-        email: 'carol@example.com',
-        passwordHash: world.alice.password_hash,
-        createdAt: 0,
-      });
+      await addUser(world, 'carol');
       const statuses = (
         await Promise.all(
           Array.from({ length: 60 }, (_, i) =>

@@ -11,6 +11,7 @@ import {
   get,
   post,
   startOAuthServer,
+  addUser,
 } from './support.js';
 
 const invalidGrant = {
@@ -104,13 +105,7 @@ for (const dialect of DIALECTS) {
 
     it('B.12: after 5 failures even the right password gets 429 with an integer Retry-After, until the window ends', async () => {
       const { limit, windowMs } = THROTTLE_POLICIES.account;
-      await world.server.store.users.create({
-        username: 'carol',
-        name: 'Carol',
-        email: 'carol@example.com',
-        passwordHash: world.alice.password_hash,
-        createdAt: 0,
-      });
+      await addUser(world, 'carol');
       for (let i = 0; i < limit; i++) {
         assert.equal((await grant({ username: 'carol', password: `wrong${i}` })).status, 400);
       }

@@ -14,6 +14,7 @@ import {
   obtainTokens,
   post,
   startOAuthServer,
+  addUser,
 } from '../oauth/support.js';
 
 function assertHtmlHeaders(headers: Headers) {
@@ -79,13 +80,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('throttles repeated failures per account (429 + Retry-After), even with the right password', async () => {
-      await world.server.store.users.create({
-        username: 'dave',
-        name: 'Dave',
-        email: 'dave@example.com',
-        passwordHash: world.alice.password_hash,
-        createdAt: 0,
-      });
+      await addUser(world, 'dave');
       const browser = new Browser(world.server.url);
       for (let i = 0; i < THROTTLE_POLICIES.account.limit; i++)
         await browser.signIn('dave', 'wrong');
