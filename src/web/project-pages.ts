@@ -20,15 +20,7 @@ type Context = (request: FastifyRequest) => Promise<PageContext | null>;
 
 export function projectSubpages(services: Services, context: Context) {
   const send = objectPageSender(services);
-  const {
-    issueList,
-    mergeRequestList,
-    milestoneList,
-    issuePage,
-    mergeRequestPage,
-    milestonePage,
-    snippetPage,
-  } = trackedPages(services, send);
+  const tracked = trackedPages(services, send);
   const { commitPage, comparePage, refPage } = pushPages(services, send);
 
   async function projectSubpage(
@@ -54,17 +46,19 @@ export function projectSubpages(services: Services, context: Context) {
     if (more.length > 0 || kind === undefined) return null;
     switch (kind) {
       case 'issues':
-        return arg === undefined ? issueList(reply, here, query) : issuePage(reply, here, arg);
+        return arg === undefined
+          ? tracked.issueList(reply, here, query)
+          : tracked.issuePage(reply, here, arg);
       case 'merge_requests':
         return arg === undefined
-          ? mergeRequestList(reply, here, query)
-          : mergeRequestPage(reply, here, arg);
+          ? tracked.mergeRequestList(reply, here, query)
+          : tracked.mergeRequestPage(reply, here, arg);
       case 'milestones':
         return arg === undefined
-          ? milestoneList(reply, here, query)
-          : milestonePage(reply, here, arg);
+          ? tracked.milestoneList(reply, here, query)
+          : tracked.milestonePage(reply, here, arg);
       case 'snippets':
-        return arg === undefined ? null : snippetPage(reply, here, arg);
+        return arg === undefined ? null : tracked.snippetPage(reply, here, arg);
       case 'commit':
         return arg === undefined ? null : commitPage(reply, here, arg);
       case 'compare':

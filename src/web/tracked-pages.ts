@@ -35,125 +35,117 @@ export function trackedPages(services: Services, send: SendPage) {
     return { state, page, offset: (page - 1) * LIST_SIZE, limit: LIST_SIZE };
   }
 
-  async function issueList(
+  /** One list page of a kind: its state tabs (the first is the default), rows, and pager. */
+  async function listing<T>(
     reply: FastifyReply,
     here: Here,
     query: Record<string, string | undefined>,
+    kind: {
+      tab: 'issues' | 'merge_requests' | 'milestones';
+      heading: string;
+      /** Each state's tab label, in tab order. */
+      states: Record<string, string>;
+      fetch: (
+        state: string | undefined,
+        at: { offset: number; limit: number },
+      ) => Promise<[items: readonly T[], total: number]>;
+      row: (item: T, base: string) => ListRow;
+    },
   ) {
-    const at = listPage(query, ['opened', 'closed', 'all']);
-    const list = await here.ops.issues.list(here.path, {
-      state: at.state === 'all' ? undefined : (at.state as 'opened' | 'closed'),
-      sort: 'desc',
-      offset: at.offset,
-      limit: at.limit,
-    });
-    const base = projectHref(here.resolved.project, '/-/issues');
-    const rows: ListRow[] = list.issues.map((d) => ({
-      href: `${base}/${d.issue.iid}`,
-      reference: `#${d.issue.iid}`,
-      title: d.issue.title,
-      state: d.issue.state,
-      detail: html`opened ${timeTag(d.issue.createdAt, here.frame.now)} by
-      ${d.author?.name ?? 'a deleted user'}`,
-    }));
+    const at = listPage(query, Object.keys(kind.states));
+    const state = at.state === 'all' ? undefined : at.state;
+    const [items, total] = await kind.fetch(state, { offset: at.offset, limit: at.limit });
+    const base = projectHref(here.resolved.project, `/-/${kind.tab}`);
     const body = listSection({
       project: here.resolved.project,
+      tab: kind.tab,
+      heading: kind.heading,
+      base,
+      states: Object.entries(kind.states),
+      at,
+      rows: items.map((item) => kind.row(item, base)),
+      empty: `No ${kind.heading.toLowerCase()} here.`,
+      hasNext: at.offset + items.length < total,
+    });
+    return send(reply, here, kind.heading, body);
+  }
+
+  type Query = Record<string, string | undefined>;
+  const byAuthor = (author: UserView | null) => author?.name ?? 'a deleted user';
+
+  const issueList = (reply: FastifyReply, here: Here, query: Query) =>
+    listing(reply, here, query, {
       tab: 'issues',
       heading: 'Issues',
-      base,
-      states: [
-        ['opened', 'Open'],
-        ['closed', 'Closed'],
-        ['all', 'All'],
-      ],
-      at,
-      rows,
-      empty: 'No issues here.',
-      hasNext: at.offset + list.issues.length < list.total,
+      states: { opened: 'Open', closed: 'Closed', all: 'All' },
+      fetch: (state, at) => {
+        const filter = {
+          state: state as 'opened' | 'closed' | undefined,
+          sort: 'desc' as const,
+          ...at,
+        };
+        return here.ops.issues.list(here.path, filter).then((l) => [l.issues, l.total]);
+      },
+      row: (d, base) => ({
+        href: `${base}/${d.issue.iid}`,
+        reference: `#${d.issue.iid}`,
+        title: d.issue.title,
+        state: d.issue.state,
+        detail: html`opened ${timeTag(d.issue.createdAt, here.frame.now)} by ${byAuthor(d.author)}`,
+      }),
     });
-    return send(reply, here, 'Issues', body);
-  }
 
-  async function mergeRequestList(
-    reply: FastifyReply,
-    here: Here,
-    query: Record<string, string | undefined>,
-  ) {
-    const at = listPage(query, ['opened', 'merged', 'closed', 'all']);
-    const list = await here.ops.mergeRequests.list(here.path, {
-      state: at.state === 'all' ? undefined : (at.state as 'opened' | 'closed' | 'merged'),
-      sort: 'desc',
-      offset: at.offset,
-      limit: at.limit,
-    });
-    const base = projectHref(here.resolved.project, '/-/merge_requests');
-    const rows: ListRow[] = list.mergeRequests.map((d) => ({
-      href: `${base}/${d.mergeRequest.iid}`,
-      reference: `!${d.mergeRequest.iid}`,
-      title: d.mergeRequest.title,
-      state: d.mergeRequest.state,
-      detail: html`${
-        d.mergeRequest.sourceBranch && d.mergeRequest.targetBranch
-          ? `${d.mergeRequest.sourceBranch} → ${d.mergeRequest.targetBranch} · `
-          : ''
-      }opened
-      ${timeTag(d.mergeRequest.createdAt, here.frame.now)} by ${d.author?.name ?? 'a deleted user'}`,
-    }));
-    const body = listSection({
-      project: here.resolved.project,
+  const mergeRequestList = (reply: FastifyReply, here: Here, query: Query) =>
+    listing(reply, here, query, {
       tab: 'merge_requests',
       heading: 'Merge requests',
-      base,
-      states: [
-        ['opened', 'Open'],
-        ['merged', 'Merged'],
-        ['closed', 'Closed'],
-        ['all', 'All'],
-      ],
-      at,
-      rows,
-      empty: 'No merge requests here.',
-      hasNext: at.offset + list.mergeRequests.length < list.total,
+      states: { opened: 'Open', merged: 'Merged', closed: 'Closed', all: 'All' },
+      fetch: (state, at) => {
+        const filter = {
+          state: state as 'opened' | 'closed' | 'merged' | undefined,
+          sort: 'desc' as const,
+          ...at,
+        };
+        return here.ops.mergeRequests
+          .list(here.path, filter)
+          .then((l) => [l.mergeRequests, l.total]);
+      },
+      row: ({ mergeRequest: mr, author }, base) => ({
+        href: `${base}/${mr.iid}`,
+        reference: `!${mr.iid}`,
+        title: mr.title,
+        state: mr.state,
+        detail: html`${
+          mr.sourceBranch && mr.targetBranch ? `${mr.sourceBranch} → ${mr.targetBranch} · ` : ''
+        }opened
+        ${timeTag(mr.createdAt, here.frame.now)} by ${byAuthor(author)}`,
+      }),
     });
-    return send(reply, here, 'Merge requests', body);
-  }
 
-  async function milestoneList(
-    reply: FastifyReply,
-    here: Here,
-    query: Record<string, string | undefined>,
-  ) {
-    const at = listPage(query, ['active', 'closed', 'all']);
-    const list = await here.ops.milestones.list(here.path, {
-      state: at.state === 'all' ? undefined : (at.state as 'active' | 'closed'),
-      offset: at.offset,
-      limit: at.limit,
-    });
-    const base = projectHref(here.resolved.project, '/-/milestones');
-    const rows: ListRow[] = list.milestones.map((m) => ({
-      href: `${base}/${m.iid}`,
-      reference: `%${m.iid}`,
-      title: m.title,
-      state: m.state,
-      detail: m.dueDate ? `due ${m.dueDate}` : 'no due date',
-    }));
-    const body = listSection({
-      project: here.resolved.project,
+  const milestoneList = (reply: FastifyReply, here: Here, query: Query) =>
+    listing(reply, here, query, {
       tab: 'milestones',
       heading: 'Milestones',
-      base,
-      states: [
-        ['active', 'Open'],
-        ['closed', 'Closed'],
-        ['all', 'All'],
-      ],
-      at,
-      rows,
-      empty: 'No milestones here.',
-      hasNext: at.offset + list.milestones.length < list.total,
+      states: { active: 'Open', closed: 'Closed', all: 'All' },
+      fetch: (state, at) => {
+        const filter = { state: state as 'active' | 'closed' | undefined, ...at };
+        return here.ops.milestones.list(here.path, filter).then((l) => [l.milestones, l.total]);
+      },
+      row: (m, base) => ({
+        href: `${base}/${m.iid}`,
+        reference: `%${m.iid}`,
+        title: m.title,
+        state: m.state,
+        detail: m.dueDate ? `due ${m.dueDate}` : 'no due date',
+      }),
     });
-    return send(reply, here, 'Milestones', body);
-  }
+
+  /** The events recorded on one object of the project, for this viewer. */
+  const activityOf = (
+    here: Here,
+    type: 'Issue' | 'MergeRequest' | 'Milestone' | 'Snippet',
+    id: number,
+  ) => services.objectActivity.ofTarget(here.resolved, { type, id }, here.viewer);
 
   const notesOf = (here: Here, on: NoteableRef) =>
     here.ops.notes.list(here.path, on, { sort: 'asc', offset: 0, limit: NOTES_SHOWN });
@@ -180,70 +172,80 @@ export function trackedPages(services: Services, send: SendPage) {
     html`${markdownBody(description, 'No description.')} ${notesSection(notes, here.frame.now)}
     ${eventsSection('Activity', events, here.frame, 'No activity recorded.')}`;
 
+  /** An issue's or merge request's page: its header, then its description, comments and events. */
+  async function trackedPage(
+    reply: FastifyReply,
+    here: Here,
+    page: {
+      tab: 'issues' | 'merge_requests';
+      type: 'Issue' | 'MergeRequest';
+      row: { id: number; iid: number; title: string; description: string };
+      reference: string;
+      byline: Parameters<typeof byline>[0];
+    },
+  ) {
+    const { row } = page;
+    const [notes, events] = await Promise.all([
+      notesOf(here, { type: page.type, iid: row.iid }),
+      activityOf(here, page.type, row.id),
+    ]);
+    const body = html`<article class="card object">
+      ${projectBar(here.resolved.project, page.tab)}
+      <header class="page-header">
+        <h1>${row.title} <span class="muted">${page.reference}</span></h1>
+        ${byline(page.byline)}
+      </header>
+      ${discussion(here, row.description, notes.notes, events)}
+    </article>`;
+    return send(reply, here, `${row.title} (${page.reference})`, body);
+  }
+
   async function issuePage(reply: FastifyReply, here: Here, arg: string) {
     if (!IID.test(arg)) return null;
-    const iid = Number(arg);
-    const detail = await found(here.ops.issues.get(here.path, iid));
+    const detail = await found(here.ops.issues.get(here.path, Number(arg)));
     if (!detail) return null;
     const { issue } = detail;
-    const [notes, events] = await Promise.all([
-      notesOf(here, { type: 'Issue', iid }),
-      services.objectActivity.ofTarget(here.resolved, { type: 'Issue', id: issue.id }, here.viewer),
-    ]);
     const now = here.frame.now;
-    const body = html`<article class="card object">
-      ${projectBar(here.resolved.project, 'issues')}
-      <header class="page-header">
-        <h1>${issue.title} <span class="muted">#${issue.iid}</span></h1>
-        ${byline([
-          stateBadge(issue.state),
-          issue.confidential ? html`<span class="state confidential">confidential</span>` : '',
-          html`opened ${timeTag(issue.createdAt, now)} by ${userLink(detail.author)}`,
-          changed('closed', issue.closedAt, detail.closedBy, now),
-          html`updated ${timeTag(issue.updatedAt, now)}`,
-          milestoneOf(here, detail.milestone),
-        ])}
-      </header>
-      ${discussion(here, issue.description, notes.notes, events)}
-    </article>`;
-    return send(reply, here, `${issue.title} (#${issue.iid})`, body);
+    return trackedPage(reply, here, {
+      tab: 'issues',
+      type: 'Issue',
+      row: issue,
+      reference: `#${issue.iid}`,
+      byline: [
+        stateBadge(issue.state),
+        issue.confidential ? html`<span class="state confidential">confidential</span>` : '',
+        html`opened ${timeTag(issue.createdAt, now)} by ${userLink(detail.author)}`,
+        changed('closed', issue.closedAt, detail.closedBy, now),
+        html`updated ${timeTag(issue.updatedAt, now)}`,
+        milestoneOf(here, detail.milestone),
+      ],
+    });
   }
 
   async function mergeRequestPage(reply: FastifyReply, here: Here, arg: string) {
     if (!IID.test(arg)) return null;
-    const iid = Number(arg);
-    const detail = await found(here.ops.mergeRequests.get(here.path, iid));
+    const detail = await found(here.ops.mergeRequests.get(here.path, Number(arg)));
     if (!detail) return null;
     const mr = detail.mergeRequest;
-    const [notes, events] = await Promise.all([
-      notesOf(here, { type: 'MergeRequest', iid }),
-      services.objectActivity.ofTarget(
-        here.resolved,
-        { type: 'MergeRequest', id: mr.id },
-        here.viewer,
-      ),
-    ]);
     const now = here.frame.now;
-    const body = html`<article class="card object">
-      ${projectBar(here.resolved.project, 'merge_requests')}
-      <header class="page-header">
-        <h1>${mr.title} <span class="muted">!${mr.iid}</span></h1>
-        ${byline([
-          stateBadge(mr.state),
-          // Imported merge requests may carry no branch names.
-          mr.sourceBranch && mr.targetBranch
-            ? html`<code>${mr.sourceBranch}</code> → <code>${mr.targetBranch}</code>`
-            : '',
-          html`opened ${timeTag(mr.createdAt, now)} by ${userLink(detail.author)}`,
-          changed('merged', mr.mergedAt, detail.mergedBy, now),
-          mr.mergedAt === null ? changed('closed', mr.closedAt, detail.closedBy, now) : '',
-          html`updated ${timeTag(mr.updatedAt, now)}`,
-          milestoneOf(here, detail.milestone),
-        ])}
-      </header>
-      ${discussion(here, mr.description, notes.notes, events)}
-    </article>`;
-    return send(reply, here, `${mr.title} (!${mr.iid})`, body);
+    return trackedPage(reply, here, {
+      tab: 'merge_requests',
+      type: 'MergeRequest',
+      row: mr,
+      reference: `!${mr.iid}`,
+      byline: [
+        stateBadge(mr.state),
+        // Imported merge requests may carry no branch names.
+        mr.sourceBranch && mr.targetBranch
+          ? html`<code>${mr.sourceBranch}</code> → <code>${mr.targetBranch}</code>`
+          : '',
+        html`opened ${timeTag(mr.createdAt, now)} by ${userLink(detail.author)}`,
+        changed('merged', mr.mergedAt, detail.mergedBy, now),
+        mr.mergedAt === null ? changed('closed', mr.closedAt, detail.closedBy, now) : '',
+        html`updated ${timeTag(mr.updatedAt, now)}`,
+        milestoneOf(here, detail.milestone),
+      ],
+    });
   }
 
   async function milestonePage(reply: FastifyReply, here: Here, arg: string) {
@@ -255,11 +257,7 @@ export function trackedPages(services: Services, send: SendPage) {
     });
     const milestone = list.milestones[0];
     if (!milestone) return null;
-    const events = await services.objectActivity.ofTarget(
-      here.resolved,
-      { type: 'Milestone', id: milestone.id },
-      here.viewer,
-    );
+    const events = await activityOf(here, 'Milestone', milestone.id);
     const now = here.frame.now;
     const body = html`<article class="card object">
       ${projectBar(here.resolved.project, 'milestones')}
@@ -288,11 +286,7 @@ export function trackedPages(services: Services, send: SendPage) {
     const id = Number(arg);
     const notes = await found(notesOf(here, { type: 'Snippet', id }));
     if (!notes) return null;
-    const events = await services.objectActivity.ofTarget(
-      here.resolved,
-      { type: 'Snippet', id },
-      here.viewer,
-    );
+    const events = await activityOf(here, 'Snippet', id);
     const body = html`<article class="card object">
       ${projectBar(here.resolved.project)}
       <header class="page-header">
