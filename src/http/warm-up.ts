@@ -140,6 +140,7 @@ export async function warmUp(
   };
   try {
     for (const id of await services.activity.publicProjectIds(PROJECTS)) {
+      if (stopping()) return result;
       projects.push(id);
       const first = await send({
         options: { method: 'GET', url: `/api/v4/projects/${id}/events` },
