@@ -71,8 +71,6 @@ export interface EventContext {
   dialect: 'sqlite' | 'postgres';
   /** A user's memberships with their expiry days, kept while memberships and projects stand. */
   members: RowCache<number, Memberships>;
-  /** `author:viewer` → until when a user's listing for that viewer is one joined walk. */
-  oneWalk: Map<string, number>;
   /** PostgreSQL outside a transaction: the shared reading the head comes from. */
   turnReading?: SharedRead<TurnReading>;
 }
