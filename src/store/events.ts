@@ -1,8 +1,4 @@
-/**
- * The event log, one object for its callers; each concept lives in events/: what a listing asks
- * (query.ts), who may see what (visibility.ts), walks, counts, the head and the change feed
- * (head.ts), appends (append.ts).
- */
+/** The event log, one object for its callers; each concept lives in a file of events/. */
 import type { Kysely } from 'kysely';
 import type { Dialect } from './database.js';
 import type { SharedRead } from './per-turn.js';
