@@ -33,10 +33,7 @@ export interface EventQuery {
   upTo?: number;
   /** The UTC day memberships are judged on (domain/membership-expiry); absent: today. */
   day?: string;
-  /**
-   * Set by the store once known: the viewer is Guest (or less) of no private project, so no note
-   * on a merge request can be hidden from them and a walk need not read note rows to tell.
-   */
+  /** Set by the store once known: no note on a merge request can be hidden from the viewer. */
   clearOfPrivateGuest?: boolean;
 }
 
