@@ -181,7 +181,7 @@ export class ListingCache {
     let entry = from;
     while (entry.upTo < head) {
       const start = entry;
-      if (this.running(start).has('forward')) this.metrics.listingRefresh('joined');
+      if (this.working.get(start)?.has('forward')) this.metrics.listingRefresh('joined');
       entry = await this.once(start, 'forward', async () => {
         const forwarded = await this.forward(q, start, head);
         // A forward from a newer entry may have installed a newer one meanwhile.
@@ -193,18 +193,13 @@ export class ListingCache {
     return entry;
   }
 
-  private running(entry: Entry): Map<string, Promise<unknown>> {
-    let running = this.working.get(entry);
-    if (!running) this.working.set(entry, (running = new Map()));
-    return running;
-  }
-
   /**
    * `work` on `entry`, named by `what`, run once while it runs: readers asking meanwhile share
    * its result (or its failure). Nothing is remembered here; callers store results in the entry.
    */
   once<T>(entry: Entry, what: string, work: () => Promise<T>): Promise<T> {
-    const running = this.running(entry);
+    let running = this.working.get(entry);
+    if (!running) this.working.set(entry, (running = new Map()));
     const inFlight = running.get(what);
     if (inFlight) return inFlight as Promise<T>;
     const started = work().finally(() => running.delete(what));

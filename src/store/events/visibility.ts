@@ -28,6 +28,11 @@ export type EventsQuery = SelectQueryBuilder<EventsDatabase, 'e' | 'p' | 'm', ob
  */
 export type Rows = 'events' | 'tallies' | 'hidden' | 'own';
 
+const TABLES = {
+  events: 'events as e',
+  tallies: 'event_tallies as e',
+  hidden: 'confidential_tallies as e',
+} as const;
 const PUSHED = actionCode('pushed');
 const MERGE_REQUEST = TARGET_TYPES.merge_request;
 const NOTE = TARGET_TYPES.note;
@@ -38,13 +43,9 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
   const viewerId = viewer?.userId ?? null;
   const admin = viewer?.admin ?? false;
   const { db } = ctx;
-  let query = (from === 'events'
-    ? db.selectFrom('events as e')
-    : from === 'tallies'
-      ? db.selectFrom('event_tallies as e')
-      : from === 'hidden'
-        ? db.selectFrom('confidential_tallies as e')
-        : ownConfidential(ctx, source, viewerId)) as unknown as EventsQuery;
+  let query = (from === 'own'
+    ? ownConfidential(ctx, source, viewerId)
+    : db.selectFrom(TABLES[from])) as unknown as EventsQuery;
 
   if (source.kind === 'project') {
     query = query.where('e.project_id', '=', source.projectId);
