@@ -96,13 +96,7 @@ export class EventListing {
     return cache.once(entry, `window ${windowKey}`, async () => {
       const rows = await store.events.list(q, { kind: 'keyset', ...window }, null);
       const views = await hydrateEvents(store, rows);
-      remember(entry.windows, windowKey, {
-        views,
-        afterId: window.afterId,
-        beforeId: window.beforeId,
-        limit: window.limit,
-        reverse: window.reverse ?? false,
-      });
+      remember(entry.windows, windowKey, { ...window, views });
       return views;
     });
   }

@@ -29,10 +29,10 @@ export interface CachedPage {
 /** A GraphQL keyset window as cached, with the bounds it was asked with. */
 export interface CachedWindow {
   views: EventView[];
-  afterId: number | undefined;
-  beforeId: number | undefined;
+  afterId?: number;
+  beforeId?: number;
   limit: number;
-  reverse: boolean;
+  reverse?: boolean;
 }
 
 /** A seek checkpoint: the id at an offset in sort order, as of the entry's mark. */
@@ -279,7 +279,7 @@ export class ListingCache {
     for (const [key, page] of pages) if (!desc && page.hasNext) out.pages.set(key, page);
     for (const [key, w] of windows) {
       const upper = desc ? w.afterId : w.beforeId;
-      const full = w.views.length === w.limit && desc === w.reverse;
+      const full = w.views.length === w.limit && desc === Boolean(w.reverse);
       if ((upper !== undefined && upper <= rows[0]!.id) || full) out.windows.set(key, w);
     }
     for (const [key, top] of tops) {
