@@ -1,8 +1,6 @@
 /**
  * The one project resolver: `:id` of `/projects/:id` (a number, or a full path containing '/'),
- * with the viewer's access level judged on the day. Unknown and unreadable projects are both
- * NOT_FOUND (`404 Project Not Found`), as GitLab answers. Listings, graphs and writes resolve
- * projects here.
+ * with the viewer's access level on the day. Unknown and unreadable are both NOT_FOUND, as GitLab.
  */
 import { NotFoundError } from '../domain/errors.js';
 import { isRowId } from '../domain/ids.js';

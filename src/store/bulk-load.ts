@@ -4,10 +4,9 @@ import type { Database } from './schema.js';
 import { RETALLY, SQLITE_TALLY_TRIGGER_PREFIX, TALLY_TABLES } from './tallies.js';
 
 /**
- * Runs a bulk load inside its transaction without SQLite's listing-version and tally triggers,
- * then moves the version once and tallies every event again: per-row triggers would cost about
- * half as much time again for a seed. SQLite's DDL is transactional, so no other connection ever
- * sees the triggers gone. PostgreSQL's triggers are per statement already.
+ * Runs a bulk load in its transaction without SQLite's per-row listing-version and tally triggers
+ * (transactional DDL: no other connection sees them gone), then moves the version once and
+ * tallies afresh. PostgreSQL's triggers are per statement already.
  */
 export async function bulkLoad<T>(
   trx: Kysely<Database>,

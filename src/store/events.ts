@@ -1,8 +1,4 @@
-/**
- * The event log, one object for its callers; each concept lives in events/: what a listing asks
- * (query.ts), who may see what (visibility.ts), walks, counts, the head and the change feed
- * (head.ts), appends (append.ts).
- */
+/** The event log, one object for its callers; each concept lives in a file of events/. */
 import type { Kysely } from 'kysely';
 import type { Dialect } from './database.js';
 import type { SharedRead } from './per-turn.js';
@@ -37,7 +33,7 @@ export class EventStore {
     prepared: Kysely<Database> = db,
   ) {
     const members = new RowCache<number, Memberships>(membershipsVersion);
-    this.ctx = { db, prepared, dialect, members, oneWalk: new Map(), turnReading };
+    this.ctx = { db, prepared, dialect, members, turnReading };
   }
 
   head = () => heads.head(this.ctx);

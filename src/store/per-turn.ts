@@ -1,10 +1,7 @@
 /**
- * A read shared by its callers, each served by a read sent after it arrived (where no cheap commit
- * signal tells when a value changed: PostgreSQL's head, listing version, row counter). Callers of
- * one event-loop turn share one read; at most one is in flight, and callers arriving meanwhile
- * share the next. A caller that says when it arrived (`since`) is served by any read sent since,
- * so a request reads once however many of its steps ask (docs/listing-caches.md, "One reading per
- * request").
+ * A read shared by its callers, each served by a read sent after it arrived: one per event-loop
+ * turn, at most one in flight, and a caller stamped on arrival (`since`) is served by any read sent
+ * since (docs/listing-caches.md, "One reading per request").
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -13,32 +10,23 @@ export interface SharedRead<T> {
   (): Promise<T>;
   /** A caller's stamp, taken when it arrives: the reads sent so far. */
   stamp(): ReadStamp;
-  /**
-   * Runs `work` as one caller that arrived at `stamp` (AsyncLocalStorage carries it to every read
-   * it asks for). Inside another caller, the outer, earlier arrival stands.
-   */
+  /** Runs `work` as a caller that arrived at `stamp`; inside another caller, the outer stands. */
   since<R>(stamp: ReadStamp, work: () => R): R;
 }
 
-/**
- * When a caller arrived. `ended` once it is answered: anything it left running (a timer, a
- * connection it opened) then reads as of now, not as of a moment long past.
- */
+/** When a caller arrived; `ended` once answered, so what it left running reads as of now. */
 export interface ReadStamp {
   readonly sent: number;
   ended: boolean;
 }
 
 export function sharedPerTurn<T>(read: (seq: number) => Promise<T>): SharedRead<T> {
-  /** The reads sent when the current caller arrived. */
   const arrivals = new AsyncLocalStorage<ReadStamp>();
-  /** Reads sent so far; each read's number is the count once it is sent. */
   let sent = 0;
-  /** The read callers of this turn join (not sent yet). */
+  /** The read callers of this turn join. */
   let joinable: Promise<T> | null = null;
-  /** The read in flight and its number. */
   let flight: { seq: number; promise: Promise<T> } | null = null;
-  /** The newest read that returned, and its number (reads return in order: one at a time). */
+  /** The newest read that returned (reads return in order: one at a time). */
   let latest: { seq: number; value: T } | null = null;
   /** The next read, for callers that came while one was in flight. */
   let queued: { promise: Promise<T>; start: () => void } | null = null;

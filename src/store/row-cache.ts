@@ -1,7 +1,6 @@
 /**
- * A read-through cache for rows hot paths look up on every request (token, user, project,
- * memberships), dropped the moment a commit changes their table in any process: each cached table
- * has a change counter (migration 015) that a row version reads (database.ts `rowVersion`).
+ * A read-through cache for rows read on every request (token, user, project, memberships), dropped
+ * when their table's change counter (migration 015, database.ts `rowVersion`) moves.
  */
 
 /** Tables with change counters (migration 015). */
@@ -23,7 +22,7 @@ export class RowCache<K, V> {
 
   constructor(private readonly rowVersion: RowVersion) {}
 
-  /** The current version, with the entries dropped if it moved; null: nothing may be cached. */
+  /** The current version, dropping the entries if it moved; null: nothing may be cached. */
   private current(): RowVersionValue | Promise<RowVersionValue> {
     const read = this.rowVersion();
     return read instanceof Promise ? read.then((v) => this.adopt(v)) : this.adopt(read);
@@ -55,10 +54,7 @@ export class RowCache<K, V> {
     return value;
   }
 
-  /**
-   * The rows of `keys` that exist, in no stated order, loading only the missing ones with one
-   * `load` (a batch query by key); `key` names a loaded row's key. Empty `keys` ask nothing.
-   */
+  /** The rows of `keys` that exist, in no stated order, loading the missing ones in one batch. */
   async rows<R extends NonNullable<V>>(
     keys: readonly K[],
     load: (missing: K[]) => Promise<R[]>,

@@ -1,8 +1,4 @@
-/**
- * The event tallies (migrations 017, 018) as the live store knows them: their tables, SQLite's
- * trigger names, and how to tally every event afresh. The migrations keep their own copies, as
- * written then.
- */
+/** The event tallies (migrations 017, 018) as the live store knows them; migrations keep their own copies. */
 
 /** Every tally table: bulk loads empty and refill them, `Store.settle` vacuums them. */
 export const TALLY_TABLES = ['event_tallies', 'issue_event_tallies', 'confidential_tallies'];

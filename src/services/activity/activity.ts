@@ -1,16 +1,13 @@
 /**
- * The activity service: finds the source (user, project, viewer), applies filter and visibility
- * through the store, pages, and hydrates events into face-neutral views. Every face asks for a
- * listing in one call, `read`: source, filter, page, viewer and the request's validators in;
- * "not modified" with its tag, or the tagged page, out. GraphQL resolvers go through a
- * per-request `ActivityReader`, which makes the same call.
+ * The activity service: every face asks for a listing in one call, `read` (source, filter, page,
+ * viewer and the request's validators in; "not modified" with its tag, or the tagged page, out).
  */
 import { NotFoundError } from '../../domain/errors.js';
 import { ifNoneMatchMatches, strongTag } from '../../domain/etags.js';
 import type { EventFilter } from '../../domain/filters.js';
 import type { OffsetPage } from '../../domain/pagination.js';
 import { canReadUserProfile, type Viewer } from '../../domain/visibility.js';
-import type { EventQuery } from '../../store/events.js';
+import type { EventQuery, EventSource } from '../../store/events.js';
 import type { UserRow } from '../../store/schema.js';
 import { readableProject } from '../project-access.js';
 import type { Store } from '../../store/store.js';
@@ -43,23 +40,16 @@ export type ActivitySource =
   | { kind: 'project'; project: ResolvedProject };
 
 /** Contributions per UTC day (the calendar): counted, not paged. */
-export interface PerDay {
-  perDay: true;
-}
+export type PerDay = { perDay: true };
 
 /** A page of a listing: REST's offset page, a keyset window, or counts per day. */
 export type ListingPage = OffsetPage | KeysetWindow | PerDay;
 
-/**
- * What a face's answer depends on besides the listing's data, and what the client holds: the
- * listing's mark joins `vary` in the tag, so equal tags mean equal bodies.
- */
+/** What the client holds (`If-None-Match`), the response cache's tag, and what the body varies by. */
 export interface Validators {
-  /** The request's `If-None-Match`. */
   ifNoneMatch: string | string[] | undefined;
-  /** A tag whose body the server already holds (the response cache's), if any. */
   kept?: string | undefined;
-  /** The face's kind, revision, URL or document, viewer: what the presented body depends on. */
+  /** The face's kind, revision, URL or document, viewer; the mark joins them in the tag. */
   vary: readonly string[];
 }
 
@@ -95,9 +85,8 @@ export type ListingAnswer<T> =
   | { notModified: true; tag: string }
   | {
       notModified: false;
-      /** Null when the request gave no validators. */
+      /** Both null when the request gave no validators. */
       tag: string | null;
-      /** The mark the answer was read under (with validators), for caches that keep it. */
       mark: Mark | null;
       page: T;
     };
@@ -135,31 +124,24 @@ export class ActivityService {
 
   /**
    * The one call for a listing: resolves the source for the viewer (a hidden project is not
-   * found), and with validators reads the listing's mark first, answering "not modified" when
-   * the client (or the server's response cache) holds the tag it makes; else the page, read at
-   * the mark's snapshot, so its body is exactly what the tag stands for.
+   * found); with validators reads the mark first and answers "not modified" when the client or
+   * the response cache holds its tag; else the page, read at the mark's snapshot.
    */
-  read(request: ListingRequest<OffsetPage>): Promise<ListingAnswer<OffsetListing>>;
-  read(request: ListingRequest<KeysetWindow>): Promise<ListingAnswer<WindowListing>>;
-  read(request: ListingRequest<PerDay>): Promise<ListingAnswer<Result<PerDay>>>;
   async read<P extends ListingPage>(request: ListingRequest<P>): Promise<ListingAnswer<Result<P>>> {
     const { filter, page, viewer, validators } = request;
     const q = await this.query(request.source, filter, viewer);
     const offset = 'perPage' in page ? (page as OffsetPage) : undefined;
+    const listing = this.listing(q);
     let mark: Mark | null = null;
     let tag: string | null = null;
     let snapshot;
     if (validators) {
-      const read = await this.listing(q).mark(offset);
-      snapshot = read.snapshot;
-      // Read again dated afresh: a kept answer's memberships are judged on the day it is asked.
-      mark = { value: read.mark, read: async () => (await this.listing(q).mark(offset)).mark };
-      tag = versionTag(validators.vary, [read.mark]);
+      ({ mark, snapshot } = await this.markOf(q, offset));
+      tag = versionTag(validators.vary, [mark.value]);
       if (ifNoneMatchMatches(validators.ifNoneMatch, tag) || tag === validators.kept) {
         return { notModified: true, tag };
       }
     }
-    const listing = this.listing(q);
     let result;
     if (offset) result = await listing.page(offset, snapshot);
     else if ('perDay' in page) result = q ? await this.store.events.countByDay(this.dated(q)) : [];
@@ -168,6 +150,13 @@ export class ActivityService {
       result = { events, total: () => listing.total(), any: listing.any.bind(listing) };
     }
     return { notModified: false, tag, mark, page: result as Result<P> };
+  }
+
+  /** The listing's mark, read again dated afresh (a kept answer's memberships are judged today). */
+  private async markOf(q: EventQuery | null, page?: OffsetPage) {
+    const read = () => this.listing(q).mark(page);
+    const { mark, snapshot } = await read();
+    return { mark: { value: mark, read: async () => (await read()).mark }, snapshot };
   }
 
   /**
@@ -192,37 +181,20 @@ export class ActivityService {
 
   /** `:id` of `/users/:id`: digits are an id, anything else a username (case-insensitive). */
   async findUser(idOrUsername: string): Promise<UserView> {
-    return userView(await this.findUserRow(idOrUsername));
+    const id = Number(idOrUsername);
+    if (!NUMERIC_ID.test(idOrUsername)) return this.findUserByUsername(idOrUsername);
+    return found(isRowId(id) ? await this.store.users.byId(id) : undefined);
   }
 
   /** A user by username only (profile pages: `/123` is the user named 123, not id 123). */
   async findUserByUsername(username: string): Promise<UserView> {
-    const user = await this.store.users.byUsername(username);
-    if (!user) throw new NotFoundError('User');
-    return userView(user);
+    return found(await this.store.users.byUsername(username));
   }
 
-  private async findUserRow(idOrUsername: string): Promise<UserRow> {
-    const user = NUMERIC_ID.test(idOrUsername)
-      ? isRowId(Number(idOrUsername))
-        ? await this.store.users.byId(Number(idOrUsername))
-        : undefined
-      : await this.store.users.byUsername(idOrUsername);
-    if (!user) throw new NotFoundError('User');
-    return user;
-  }
-
-  /**
-   * `:id` of `/projects/:id`: a number, or a full path containing '/'. Unreadable = not found.
-   */
+  /** `:id` of `/projects/:id` (services/project-access.ts). Unreadable = not found. */
   async findProject(idOrPath: string, viewer: Viewer | null): Promise<ResolvedProject> {
-    const { project, accessLevel } = await readableProject(
-      this.store,
-      idOrPath,
-      viewer,
-      this.day(),
-    );
-    return { project: projectView(project), accessLevel };
+    const readable = await readableProject(this.store, idOrPath, viewer, this.day());
+    return { project: projectView(readable.project), accessLevel: readable.accessLevel };
   }
 
   /** Ids of the first public projects (anyone may read their listings: the server's warm-up). */
@@ -230,11 +202,7 @@ export class ActivityService {
     return this.store.projects.publicIds(limit);
   }
 
-  /**
-   * What every answer depends on besides its listings' events (the listing version and the
-   * deletions: what rows of users, projects, memberships and content show) and, with `head`, the
-   * newest event id too, for answers that read events by id (every append moves it).
-   */
+  /** What every answer depends on besides its listings' events (ListingCache `versionMark`). */
   versionMark(head = false): Promise<Mark> {
     const read = () => this.listings.cache.versionMark(this.day(), head);
     return read().then((value) => ({ value, read }));
@@ -245,7 +213,6 @@ export class ActivityService {
     return membershipDay(this.clock.now());
   }
 
-  /** A query that judges memberships on today's date (an expired one grants nothing). */
   private dated(q: EventQuery): EventQuery {
     return { ...q, day: this.day() };
   }
@@ -260,27 +227,24 @@ export class ActivityService {
     filter: EventFilter,
     viewer: Viewer | null,
   ): Promise<EventQuery | null> {
-    switch (source.kind) {
-      case 'user': {
-        const user = 'user' in source ? source.user : await this.findUser(source.idOrUsername);
-        return userQuery(user, filter, viewer);
-      }
-      case 'project': {
-        const found =
-          'project' in source ? source.project : await this.findProject(source.idOrPath, viewer);
-        return projectQuery(found, filter, viewer);
-      }
-      case 'viewer':
-        if (!viewer) throw new Error('viewer source needs an authenticated viewer');
-        return viewerQuery(viewer, source.scope, filter);
+    const query = (source: EventSource) => ({ source, filter, viewer });
+    if (source.kind === 'user') {
+      const user = 'user' in source ? source.user : await this.findUser(source.idOrUsername);
+      // A private or blocked profile: GitLab answers `[]`.
+      return canReadUserProfile(user, viewer) ? query({ kind: 'author', userId: user.id }) : null;
     }
+    if (source.kind === 'project') {
+      const { project, accessLevel } =
+        'project' in source ? source.project : await this.findProject(source.idOrPath, viewer);
+      const { id: projectId, visibility } = project;
+      return query({ kind: 'project', projectId, visibility, accessLevel });
+    }
+    if (!viewer) throw new Error('viewer source needs an authenticated viewer');
+    const kind = source.scope === 'all' ? 'memberships' : 'author';
+    return query({ kind, userId: viewer.userId });
   }
 
-  /**
-   * One event by id, under exactly the rules of a listing (project visibility, confidential
-   * issues, code access): the event is looked up through its project's listing, so there is no
-   * second copy of those rules.
-   */
+  /** One event by id, looked up through its project's listing: no second copy of its rules. */
   async findEvent(id: number, viewer: Viewer | null): Promise<EventView | null> {
     const [row] = await this.store.events.byIds([id]);
     if (!row) return null;
@@ -299,32 +263,7 @@ export class ActivityService {
   }
 }
 
-function viewerQuery(viewer: Viewer, scope: string | undefined, filter: EventFilter): EventQuery {
-  return {
-    source:
-      scope === 'all'
-        ? { kind: 'memberships', userId: viewer.userId }
-        : { kind: 'author', userId: viewer.userId },
-    filter,
-    viewer,
-  };
-}
-
-/** Null when the profile is private or blocked for this viewer (GitLab answers `[]`). */
-function userQuery(user: UserView, filter: EventFilter, viewer: Viewer | null): EventQuery | null {
-  if (!canReadUserProfile(user, viewer)) return null;
-  return { source: { kind: 'author', userId: user.id }, filter, viewer };
-}
-
-function projectQuery(
-  resolved: ResolvedProject,
-  filter: EventFilter,
-  viewer: Viewer | null,
-): EventQuery {
-  const { project, accessLevel } = resolved;
-  return {
-    source: { kind: 'project', projectId: project.id, visibility: project.visibility, accessLevel },
-    filter,
-    viewer,
-  };
+function found(user: UserRow | undefined): UserView {
+  if (!user) throw new NotFoundError('User');
+  return userView(user);
 }

@@ -1,7 +1,6 @@
 /**
  * One listing of events (a source, a filter, a viewer) over the listing cache: its mark, REST's
- * offset pages, keyset windows (cursor = event id) and its capped count. No face holds one: the
- * activity service's `read` pages through it, and live delivery reads its raw rows.
+ * offset pages, keyset windows (cursor = event id) and its capped count.
  */
 import type { Metrics } from '../metrics.js';
 import { type OffsetPage, reportedTotal } from '../../domain/pagination.js';
@@ -32,7 +31,6 @@ export interface OffsetListing {
 /** What a listing needs from the activity service; shared by every listing of one server. */
 export interface ListingContext {
   store: Store;
-  /** Counts, checkpoints, REST pages and keyset windows, brought forward as events arrive. */
   cache: ListingCache;
   metrics: Metrics;
 }
@@ -44,11 +42,7 @@ export class EventListing {
     private readonly q: EventQuery | null,
   ) {}
 
-  /**
-   * What the listing's answers are a function of, as of now (ListingCache `mark`), with the
-   * snapshot it was read at: equal marks mean equal answers. A REST page's bounds let a page that
-   * appends cannot change keep its mark while events arrive.
-   */
+  /** The listing's mark as of now (ListingCache `mark`), with the snapshot it was read at. */
   mark(page?: OffsetPage): Promise<{ mark: string; snapshot: ListingSnapshot }> {
     return this.context.cache.mark(this.q, page && pageBounds(page));
   }
@@ -60,29 +54,19 @@ export class EventListing {
     const { entry, q } = await cache.entry(this.q, snapshot);
     const { offset, limit } = pageBounds(page);
     const pageKey = `${offset}:${limit}`;
-    let cached = entry.pages?.get(pageKey);
+    const cached = entry.pages?.get(pageKey);
     if (entry.pages) metrics.cacheLookup('rest_page', cached !== undefined);
-    if (cached?.shift) {
-      const shifted = cached;
-      cached = await cache.once(entry, `settle ${pageKey}`, () =>
-        cache.settle(q, entry, pageKey, shifted),
-      );
-    }
     if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
     // A known count past the end: no need to ask the database.
     const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);
     if (known) return known;
-    // The count and the page are independent reads: a listing met for the first time sends both
-    // at once (on PostgreSQL over two connections), so it waits for the longer, not their sum.
+    // Count and page in parallel where reads run in parallel; else count first, so a page past
+    // the end is answered without a walk.
     const counting = cache.count(q, entry);
     if (!store.readsInParallel) {
-      // One connection runs one statement after the other, so counting first costs nothing, and
-      // a page past the end is then answered without walking the listing's index to its end
-      // (docs/listing-caches.md, "Counts from tallies").
       const empty = pastTheEnd(await counting, offset);
       if (empty) return empty;
     }
-    // Readers of the same page at the same moment (a busy listing after a write) share one walk.
     const paging = cache.once(entry, `page ${pageKey}`, async () => {
       const { fromId, skip } = await seek(store, q, entry.checkpoints, offset);
       const rows =
@@ -109,25 +93,15 @@ export class EventListing {
     const cached = entry.windows?.get(windowKey);
     if (entry.windows) metrics.cacheLookup('graphql_window', cached !== undefined);
     if (cached) return cached.views;
-    // Readers of the same window at the same moment share one walk (see ListingCache `once`).
     return cache.once(entry, `window ${windowKey}`, async () => {
       const rows = await store.events.list(q, { kind: 'keyset', ...window }, null);
       const views = await hydrateEvents(store, rows);
-      remember(entry.windows, windowKey, {
-        views,
-        afterId: window.afterId,
-        beforeId: window.beforeId,
-        limit: window.limit,
-        reverse: window.reverse ?? false,
-      });
+      remember(entry.windows, windowKey, { ...window, views });
       return views;
     });
   }
 
-  /**
-   * The window's rows in sort order, not hydrated and not cached: live delivery reads one window
-   * per subscriber group and hydrates each event once for all of them.
-   */
+  /** The window's rows in sort order, neither hydrated nor cached (live delivery). */
   async rows(window: KeysetWindow): Promise<EventRow[]> {
     if (!this.q) return [];
     return this.context.store.events.list(this.q, { kind: 'keyset', ...window });

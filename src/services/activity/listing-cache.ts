@@ -1,21 +1,8 @@
 /**
- * Remembers, per listing (a source, a filter, a viewer), what answering it cost: the capped count,
- * "seek checkpoints" (offset → id, so page 400 walks from a nearby id instead of from the first
- * row), REST pages and GraphQL keyset windows, all computed up to one event id, the entry's mark.
- *
- * Events are an append-only log. When the head moves past a mark, the entry is brought forward
- * instead of dropped:
- *
- * - nothing new for this listing (the change feed says its project or author got no events):
- *   the mark moves, no query at all;
- * - a few new events: one walk of the listing's index above the mark finds them (with filter and
- *   visibility), the count grows by that many, newest-first checkpoints shift by that many, the
- *   first page gets them prepended, and every page or window they cannot touch stays;
- * - an epoch moved (visibility, membership, confidentiality, a deletion), or too many new events:
- *   the entry starts over.
- *
- * Entries are never changed in place once forwarded: a request keeps answering from the entry it
- * started with, bounded by that entry's mark, so every number of one answer describes one moment.
+ * Per listing (a source, a filter, a viewer): its capped count, seek checkpoints, REST pages and
+ * GraphQL windows, all up to one event id (the entry's mark), brought forward as events arrive
+ * (docs/listing-caches.md, "Bringing an entry forward"). A forwarded entry is a new object, so a
+ * request answers from the entry it started with: every number of one answer describes one moment.
  */
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
@@ -28,9 +15,8 @@ import type { ListingClock, ListingSnapshot } from './listing-clock.js';
 
 export const CHECKPOINT = 200;
 const MAX_ENTRIES = 5_000;
-/** Pages (and windows) remembered per listing; with 20-100 events a page this bounds memory. */
 const MAX_PAGES_PER_ENTRY = 8;
-/** More new events than this in one listing: recounting is as cheap as walking them. */
+/** More new events than this: recounting is as cheap as walking them. */
 const MAX_FORWARD = 500;
 const MAX_CHECKPOINTS = 1_000;
 
@@ -38,63 +24,43 @@ const MAX_CHECKPOINTS = 1_000;
 export interface CachedPage {
   events: EventView[];
   hasNext: boolean;
-  /**
-   * Rows that have since come before `events[0]` (newest first: new events pushed the page down).
-   * The page stands once it is settled: those rows, then its own rows up to the page's size
-   * (`ListingCache.settle`, one short walk instead of fetching and hydrating the whole page).
-   */
-  shift?: number;
 }
 
 /** A GraphQL keyset window as cached, with the bounds it was asked with. */
 export interface CachedWindow {
   views: EventView[];
-  afterId: number | undefined;
-  beforeId: number | undefined;
+  afterId?: number;
+  beforeId?: number;
   limit: number;
-  reverse: boolean;
+  reverse?: boolean;
 }
 
+/** A seek checkpoint: the id at an offset in sort order, as of the entry's mark. */
 export interface Checkpoint {
-  /** Offset in sort order, as of the entry's mark. */
   offset: number;
   id: number;
 }
 
 export interface Entry {
-  /** The highest event id this entry reflects; its queries are bounded by it. */
+  /** The mark: the highest event id this entry reflects; its queries are bounded by it. */
   readonly upTo: number;
-  /** The epoch (the project's, or all projects' for cross-project listings) it was built under. */
+  /** The project's epoch, or all projects' for cross-project listings. */
   readonly epoch: number;
-  /** Event deletions when it was built: a deletion may free an id below the mark for reuse. */
   readonly deletions: number;
-  /**
-   * The listing version its pages and windows were hydrated under: when it moves (a title, a
-   * name, a note changed), they are dropped and the count and checkpoints stay.
-   */
+  /** The listing version its pages and windows were hydrated under. */
   readonly version: number;
   /** Capped count: min(matching events, MAX_COUNT + 1). */
   count?: number;
   /** Sorted by offset. */
   checkpoints: Checkpoint[];
-  /** REST pages by `offset:limit`; null when the page cache is off. */
+  /** REST pages by `offset:limit`, GraphQL windows by their bounds; null: page cache off. */
   pages: Map<string, CachedPage> | null;
-  /** GraphQL windows by their bounds; null when the page cache is off. */
   windows: Map<string, CachedWindow> | null;
-}
-
-/** A forward in progress: from which entry, to which head, and the entry it will give. */
-interface Forwarding {
-  from: Entry;
-  head: number;
-  done: Promise<Entry>;
 }
 
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
-  /** Forwards in progress, by listing: readers arriving meanwhile wait for that one walk. */
-  private readonly forwarding = new Map<string, Forwarding>();
-  /** Work in progress on an entry (its count, a page, a window), by what it computes. */
+  /** Work in flight on an entry (its forward, count, a page, a window), by what it computes. */
   private readonly working = new WeakMap<Entry, Map<string, Promise<unknown>>>();
 
   /** `pages` false keeps counts and checkpoints but never whole pages (config `pageCache`). */
@@ -106,9 +72,8 @@ export class ListingCache {
   ) {}
 
   /**
-   * The current entry of a listing and the query bounded by its mark: fresh, forwarded, or as it
-   * was when nothing of this listing changed. As of the snapshot `at`, else of the request's read
-   * context (http/read-context.ts).
+   * The listing's current entry and the query bounded by its mark, as of the snapshot `at`, else
+   * of the request's read context.
    */
   async entry(q: EventQuery, at?: ListingSnapshot): Promise<{ entry: Entry; q: EventQuery }> {
     const snapshot = at ?? (await this.clock.current());
@@ -128,7 +93,7 @@ export class ListingCache {
       entry = this.fresh(snapshot.id, epoch, snapshot.deletions, snapshot.version);
       this.install(key, entry);
     } else if (entry.upTo < snapshot.id) {
-      entry = await this.forwardOnce(key, q, entry, snapshot.id);
+      entry = await this.forwardShared(key, q, entry, snapshot.id);
     } else {
       this.metrics.listingRefresh('current');
     }
@@ -136,19 +101,10 @@ export class ListingCache {
   }
 
   /**
-   * What a listing's answer is a function of, as of now: the listing version (what written events
-   * show), the deletions, and the newest event the change feed saw for this listing's project(s)
-   * or author that its filter could match. Equal marks, equal answers: version tags
-   * (http/conditional.ts) are built from it, so a write to project A leaves B's tags alone.
-   *
-   * Exact because the feed covers every id from its floor to the snapshot's head: the listing's
-   * events up to the head are its events up to the floor (fixed while the version and deletions
-   * stand, and the floor is part of the mark) and those up to `last`. A snapshot older than the
-   * floor (the feed started over meanwhile) falls back to its head, which is always exact. A
-   * listing empty by rule (null: a private profile) is a function of the version alone.
-   *
-   * Given a REST page's bounds, a page that appends cannot change (`appendsLeaveAsItIs`) gets a
-   * mark without the feed's part: it stands while new events arrive.
+   * What a listing's answer is a function of, as of now: equal marks, equal answers. The feed's
+   * part (its floor, and the newest event it saw that the listing could show) is exact because the
+   * feed covers every id from its floor to the head. A listing empty by rule (null) depends on the
+   * version alone; a REST page that appends cannot change (`appendsLeaveAsItIs`) leaves the feed out.
    */
   async mark(
     q: EventQuery | null,
@@ -171,14 +127,9 @@ export class ListingCache {
   }
 
   /**
-   * The epoch under which events appended from now on leave this REST page's answer exactly as it
-   * is (null when they may not), so its mark need not follow them: an oldest-first page (appended events sort after every row it
-   * has) of a listing counted past MAX_COUNT under the snapshot's epoch and deletions, ending
-   * within MAX_COUNT. Its total is not reported (GitLab omits it past the cap) and it has a next
-   * page; appends only add rows, so both stay so, and so do its rows. Whatever else could change
-   * the answer moves a part of this mark: what events show (the version), deletions, and
-   * visibility or membership (the epoch, which the version moves with too). A sync client walking
-   * a big project from its first event keeps its 304s, and a write recomputes none of these pages.
+   * The epoch under which appends leave this REST page as it is (null: they may not): oldest
+   * first, ending within MAX_COUNT, of a listing counted past MAX_COUNT under this epoch and
+   * deletions (docs/listing-caches.md, "Oldest-first pages that appends cannot change").
    */
   private appendsLeaveAsItIs(
     q: EventQuery,
@@ -189,15 +140,10 @@ export class ListingCache {
     const entry = this.entries.get(listingKey(q));
     const epoch = this.epochOf(q, snapshot);
     const counted =
-      entry !== undefined &&
-      entry.epoch === epoch &&
-      entry.deletions === snapshot.deletions &&
-      entry.count !== undefined &&
-      entry.count > MAX_COUNT;
+      entry?.epoch === epoch && entry.deletions === snapshot.deletions && entry.count! > MAX_COUNT;
     return counted ? epoch : null;
   }
 
-  /** The epoch a listing's entry is built under: its project's, or all projects'. */
   private epochOf(q: EventQuery, snapshot: ListingSnapshot): number {
     return q.source.kind === 'project'
       ? (snapshot.epochs.get(q.source.projectId) ?? 0)
@@ -205,13 +151,11 @@ export class ListingCache {
   }
 
   /**
-   * What any answer is a function of besides the events its listings hold: the listing version
-   * and the deletions (what rows of users, projects, memberships and content show); with `head`
-   * the newest event id too, for answers that may read any event (every append moves it).
+   * What any answer depends on besides its listings' events: the listing version, the deletions
+   * and the day; with `head` the newest event id too (answers that may read any event).
    */
   async versionMark(day: string, head: boolean): Promise<string> {
     const snapshot = await this.clock.current();
-    // Memberships expire with the day (domain/membership-expiry), which no write announces.
     const version = `${snapshot.version}:${snapshot.deletions}:d${day}`;
     return head ? `${version}:h${snapshot.id}` : version;
   }
@@ -230,45 +174,32 @@ export class ListingCache {
   }
 
   /**
-   * The entry brought forward to `head`, or further, by one walk however many readers ask at
-   * once: a write moves the head of every listing it touches, and the readers of a busy listing
-   * (sixteen connections polling one project) would otherwise each walk the same new events and
-   * hydrate the same rows. A reader joins a forward from the same entry to its head or beyond;
-   * an answer bounded by a newer head than its mark is newer than its tag, which conditional
-   * requests allow (http/conditional.ts: never a stale 304).
+   * The entry brought forward to `head` by one walk however many readers ask at once. A reader
+   * joining a forward to an older head than its own brings that one forward again.
    */
-  private async forwardOnce(key: string, q: EventQuery, from: Entry, head: number): Promise<Entry> {
-    const running = this.forwarding.get(key);
-    if (running && running.from === from && running.head >= head) {
-      this.metrics.listingRefresh('joined');
-      return running.done;
+  private async forwardShared(key: string, q: EventQuery, from: Entry, head: number) {
+    let entry = from;
+    while (entry.upTo < head) {
+      const start = entry;
+      if (this.working.get(start)?.has('forward')) this.metrics.listingRefresh('joined');
+      entry = await this.once(start, 'forward', async () => {
+        const forwarded = await this.forward(q, start, head);
+        // A forward from a newer entry may have installed a newer one meanwhile.
+        const now = this.entries.get(key);
+        if (!now || now === start || now.upTo < forwarded.upTo) this.install(key, forwarded);
+        return forwarded;
+      });
     }
-    const done = this.forward(q, from, head).then((forwarded) => {
-      // Another forward (from a newer entry) may have installed a newer one meanwhile.
-      const now = this.entries.get(key);
-      if (!now || now === from || now.upTo < forwarded.upTo) this.install(key, forwarded);
-      return forwarded;
-    });
-    const flight = { from, head, done };
-    this.forwarding.set(key, flight);
-    try {
-      return await done;
-    } finally {
-      if (this.forwarding.get(key) === flight) this.forwarding.delete(key);
-    }
+    return entry;
   }
 
   /**
-   * `work` on `entry` (its count, a page, a window: named by `what`), run once however many
-   * readers ask while it runs; they all get its result. The caller stores the result in the entry
-   * as before; this only keeps concurrent readers from computing it side by side.
+   * `work` on `entry`, named by `what`, run once while it runs: readers asking meanwhile share
+   * its result (or its failure). Nothing is remembered here; callers store results in the entry.
    */
   once<T>(entry: Entry, what: string, work: () => Promise<T>): Promise<T> {
     let running = this.working.get(entry);
-    if (!running) {
-      running = new Map();
-      this.working.set(entry, running);
-    }
+    if (!running) this.working.set(entry, (running = new Map()));
     const inFlight = running.get(what);
     if (inFlight) return inFlight as Promise<T>;
     const started = work().finally(() => running.delete(what));
@@ -276,7 +207,6 @@ export class ListingCache {
     return started;
   }
 
-  /** The entry's capped count, counted once (see `once`). */
   async count(q: EventQuery, entry: Entry): Promise<number> {
     if (entry.count !== undefined) return entry.count;
     const count = await this.once(entry, 'count', () => this.store.events.count(q, MAX_COUNT));
@@ -284,14 +214,7 @@ export class ListingCache {
     return entry.count;
   }
 
-  /**
-   * The entry brought forward from its mark to `head`, read in the context of the request that
-   * started it (the member projects, the new rows' authors and projects). Readers
-   * that join it (`forwardOnce`) share those rows: sound, as for shared walks, because a reader
-   * joins only a forward from the entry of its own listing version, and every change those row
-   * caches see moves that version in the same commit (docs/listing-caches.md, "One reading per
-   * request").
-   */
+  /** The entry brought from its mark to `head`, read in the context of the request that started it. */
   private async forward(q: EventQuery, old: Entry, head: number): Promise<Entry> {
     const members = await this.memberIds(q);
     const fed = old.upTo >= this.clock.floor;
@@ -299,12 +222,11 @@ export class ListingCache {
       this.metrics.listingRefresh('skipped');
       return { ...old, upTo: head };
     }
-    // scope=all: walk only the member projects the feed saw new events of this filter in (most
-    // writes touch one), not a merge of every member project's walk.
+    // scope=all: walk only the member projects the feed saw new events of this filter in.
     const filter = feedFilter(q);
     const changed =
       members && fed
-        ? members.filter((id) => this.clock.lastMatching({ projectId: id }, filter) > old.upTo)
+        ? members.filter((id) => this.clock.lastMatching(`p${id}`, filter) > old.upTo)
         : undefined;
     const rows = await this.store.events.since(
       { ...q, upTo: head },
@@ -317,22 +239,59 @@ export class ListingCache {
       return this.fresh(head, old.epoch, old.deletions, old.version);
     }
     this.metrics.listingRefresh('forwarded');
-    if (rows.length === 0) return { ...old, upTo: head };
     const n = rows.length;
+    if (n === 0) return { ...old, upTo: head };
     const desc = q.filter.sort !== 'asc';
+    const kept = old.pages && (await this.forwardViews(old.pages, old.windows!, rows, desc));
     return {
+      ...old,
       upTo: head,
-      epoch: old.epoch,
-      deletions: old.deletions,
-      version: old.version,
       ...(old.count === undefined ? {} : { count: Math.min(old.count + n, MAX_COUNT + 1) }),
       // Newest first: the new rows come before every checkpoint. Oldest first: after them all.
       checkpoints: desc
         ? old.checkpoints.map((c) => ({ offset: c.offset + n, id: c.id }))
         : old.checkpoints,
-      pages: old.pages && (await this.forwardPages(old.pages, rows, desc)),
-      windows: old.windows && (await this.forwardWindows(old.windows, rows, desc)),
+      pages: kept?.pages ?? null,
+      windows: kept?.windows ?? null,
     };
+  }
+
+  /**
+   * The pages and windows new rows (ids above every cached one, oldest first) leave exact. Oldest
+   * first, pages with a next page stand. Newest first, the top page or window gets the rows
+   * prepended while they are fewer than its size; other pages go. Windows whose rows all lie below
+   * the new ids (an upper id bound, or full while walking up the ids) stand.
+   */
+  private async forwardViews(
+    pages: Map<string, CachedPage>,
+    windows: Map<string, CachedWindow>,
+    rows: EventRow[],
+    desc: boolean,
+  ) {
+    const n = rows.length;
+    const pageTops = [...pages].filter(([key]) => desc && key.startsWith('0:'));
+    const windowTops = [...windows].filter(
+      ([, w]) => desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined,
+    );
+    const tops = [...pageTops, ...windowTops].filter(([key, v]) => n < limitOf(key, v));
+    const newest = tops.length > 0 ? await hydrateEvents(this.store, [...rows].reverse()) : [];
+    const out = { pages: new Map<string, CachedPage>(), windows: new Map<string, CachedWindow>() };
+    for (const [key, page] of pages) if (!desc && page.hasNext) out.pages.set(key, page);
+    for (const [key, w] of windows) {
+      const upper = desc ? w.afterId : w.beforeId;
+      const full = w.views.length === w.limit && desc === Boolean(w.reverse);
+      if ((upper !== undefined && upper <= rows[0]!.id) || full) out.windows.set(key, w);
+    }
+    for (const [key, top] of tops) {
+      const limit = limitOf(key, top);
+      if ('views' in top) {
+        out.windows.set(key, { ...top, views: [...newest, ...top.views].slice(0, limit) });
+      } else {
+        const events = [...newest, ...top.events];
+        out.pages.set(key, { events: events.slice(0, limit), hasNext: events.length > limit });
+      }
+    }
+    return out;
   }
 
   /** Ids of the projects a cross-project listing spans (scope=all), or null. */
@@ -342,166 +301,27 @@ export class ListingCache {
     return projects.map((p) => p.projectId);
   }
 
-  /**
-   * The newest event id the feed saw for this listing's project(s) or author that could match
-   * its action and target type filters (a listing of pushes walks nothing after a comment).
-   */
+  /** The newest event id the feed saw that this listing could show (by owner, action, target type). */
   private lastChange(q: EventQuery, members: number[] | null): number {
     const { source } = q;
     const filter = feedFilter(q);
-    if (source.kind === 'project') {
-      return this.clock.lastMatching({ projectId: source.projectId }, filter);
-    }
-    if (source.kind === 'author')
-      return this.clock.lastMatching({ authorId: source.userId }, filter);
-    let last = 0;
-    for (const id of members ?? []) {
-      last = Math.max(last, this.clock.lastMatching({ projectId: id }, filter));
-    }
-    return last;
-  }
-
-  /**
-   * The cached pages as they stand after new rows (ids above every cached one, oldest first).
-   *
-   * Oldest first: the new rows come after everything, so every page with a next page stands.
-   * Newest first: the listing is now the new rows, newest first, followed by the old listing, so
-   * the page at offset `o` holds the old listing's rows from `o - n` on. A page stands, rebuilt
-   * without a query, when those rows are known: the new rows, and old rows from any cached page
-   * (the first page and the next together give the second page after a write). A page whose rows
-   * are not all known is kept as it was with a `shift` (see `settle`), unless fewer than one of
-   * its rows would remain.
-   */
-  private async forwardPages(
-    pages: Map<string, CachedPage>,
-    rows: EventRow[],
-    desc: boolean,
-  ): Promise<Map<string, CachedPage>> {
-    const out = new Map<string, CachedPage>();
-    if (!desc) {
-      for (const [key, page] of pages) if (page.hasNext) out.set(key, page);
-      return out;
-    }
-    const n = rows.length;
-    const placed = [...pages].map(([key, page]) => {
-      const [offset, limit] = key.split(':').map(Number) as [number, number];
-      // Where the page's rows stand in the old listing (a shifted page's rows lie further down).
-      return { key, page, offset, limit, at: offset + (page.shift ?? 0) };
-    });
-    // What the cached pages tell of the old listing: its rows by position, the highest position
-    // known to hold a row, and its length when a page reached its end.
-    const known = new Map<number, EventView>();
-    let lastRow = -1;
-    let end: number | undefined;
-    for (const { page, at } of placed) {
-      page.events.forEach((view, i) => known.set(at + i, view));
-      if (page.events.length === 0) continue;
-      lastRow = Math.max(lastRow, at + page.events.length - (page.hasNext ? 0 : 1));
-      if (!page.hasNext) end = at + page.events.length;
-    }
-    // The new rows the pages show, hydrated once for all of them.
-    let shown = 0;
-    for (const { offset, limit } of placed) {
-      if (offset < n) shown = Math.max(shown, Math.min(n, offset + limit));
-    }
-    const newest = await hydrateEvents(this.store, rows.slice(n - shown).reverse());
-    const oldAt = (position: number): EventView | 'end' | undefined =>
-      known.get(position) ?? (end !== undefined && position >= end ? 'end' : undefined);
-    for (const { key, page, offset, limit } of placed) {
-      const events: EventView[] = [];
-      let complete = true;
-      for (let position = offset; position < offset + limit; position++) {
-        if (position < n) {
-          events.push(newest[position]!);
-          continue;
-        }
-        const view = oldAt(position - n);
-        if (view === 'end') break;
-        if (view === undefined) {
-          complete = false;
-          break;
-        }
-        events.push(view);
-      }
-      // Is there a row right after the page?
-      const next = offset + limit;
-      const hasNext = !complete
-        ? undefined
-        : next < n || next - n <= lastRow
-          ? true
-          : oldAt(next - n) === 'end'
-            ? false
-            : undefined;
-      if (hasNext !== undefined) {
-        out.set(key, { events, hasNext });
-        continue;
-      }
-      const shift = (page.shift ?? 0) + n;
-      if (page.events.length > 0 && shift < limit) out.set(key, { ...page, shift });
-    }
-    return out;
-  }
-
-  /**
-   * A shifted page as it stands at the entry's mark: the `shift` rows right before its first row
-   * (one walk up the listing's index from that row), then its own rows, cut to the page's size.
-   * Stored back into the entry: the same mark, the same answer for every later request.
-   */
-  async settle(q: EventQuery, entry: Entry, key: string, page: CachedPage): Promise<CachedPage> {
-    const limit = Number(key.split(':')[1]);
-    const first = page.events[0]!.id;
-    const before = await this.store.events.since(q, first, page.shift ?? 0, undefined);
-    const views = await hydrateEvents(this.store, before.reverse());
-    const settled: CachedPage = {
-      events: [...views, ...page.events].slice(0, limit),
-      hasNext: views.length + page.events.length > limit || page.hasNext,
-    };
-    if (entry.pages?.get(key) === page) entry.pages.set(key, settled);
-    return settled;
-  }
-
-  /**
-   * Windows that new rows leave as they were: those whose id bounds exclude every new id, and full
-   * windows walking up the ids (the new ids lie past their last row). The newest-first window from
-   * the top (a feed's first page) gets the new rows prepended instead.
-   */
-  private async forwardWindows(
-    windows: Map<string, CachedWindow>,
-    rows: EventRow[],
-    desc: boolean,
-  ): Promise<Map<string, CachedWindow>> {
-    const out = new Map<string, CachedWindow>();
-    for (const [key, w] of windows) {
-      if (desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined) {
-        const newest = await hydrateEvents(this.store, rows.slice(-w.limit).reverse());
-        out.set(key, { ...w, views: [...newest, ...w.views].slice(0, w.limit) });
-        continue;
-      }
-      // In id terms: afterId bounds from below when ascending, from above when descending.
-      let upper = Infinity;
-      let lower = -Infinity;
-      if (w.afterId !== undefined) {
-        if (desc) upper = w.afterId;
-        else lower = w.afterId;
-      }
-      if (w.beforeId !== undefined) {
-        if (desc) lower = w.beforeId;
-        else upper = w.beforeId;
-      }
-      const touched = rows.some((r) => r.id > lower && r.id < upper);
-      const walksUp = desc === w.reverse;
-      if (!touched || (walksUp && w.views.length === w.limit)) out.set(key, w);
-    }
-    return out;
+    if (source.kind === 'project') return this.clock.lastMatching(`p${source.projectId}`, filter);
+    if (source.kind === 'author') return this.clock.lastMatching(`a${source.userId}`, filter);
+    return Math.max(0, ...(members ?? []).map((id) => this.clock.lastMatching(`p${id}`, filter)));
   }
 }
 
-/** The part of a listing's filter the change feed keeps newest ids by (action, target type). */
+/** The part of a listing's filter the change feed keeps newest ids by. */
 function feedFilter(q: EventQuery): { action?: number; targetType?: string } {
   return {
     ...(q.filter.action ? { action: actionCode(q.filter.action) } : {}),
     ...(q.filter.targetType ? { targetType: q.filter.targetType } : {}),
   };
+}
+
+/** A cached page's size (its key is `offset:limit`) or a window's. */
+function limitOf(key: string, cached: CachedPage | CachedWindow): number {
+  return 'limit' in cached ? cached.limit : Number(key.split(':')[1]);
 }
 
 /** Remembers a page or window, dropping the oldest past the per-listing bound. */
@@ -528,14 +348,12 @@ export async function seek(
     if (c.offset > offset) break;
     base = c;
   }
-  // A checkpoint close enough below the offset: walk from it directly.
   if (base && offset - base.offset < CHECKPOINT)
     return { fromId: base.id, skip: offset - base.offset };
   const fromOffset = base?.offset ?? 0;
   const id = await store.events.idAt(q, base?.id ?? null, target - fromOffset);
   if (id === null) return { fromId: undefined, skip: 0 };
-  // Newest-first listings shift their checkpoints as events arrive; a long-lived busy listing
-  // would collect them without bound, so past a thousand it starts again.
+  // A busy newest-first listing shifts its checkpoints on every forward: bound them.
   if (checkpoints.length >= MAX_CHECKPOINTS) checkpoints.length = 0;
   const at = checkpoints.findIndex((c) => c.offset > target);
   checkpoints.splice(at < 0 ? checkpoints.length : at, 0, { offset: target, id });

@@ -11,9 +11,8 @@ import { type Walk, judged, memberParts, single, walk } from './walks.js';
 const ABOVE_HEAD_LIMIT = 2 ** 31 - 1;
 
 /**
- * Counts up to `cap + 1` matching events. Without a time filter, in one statement (one snapshot):
- * the listing's tallies, less what confidentiality hides from the viewer, less its events above
- * `upTo`; a few hundred tally rows instead of walking up to `cap + 1` events.
+ * Counts up to `cap + 1` matching events. Without a time filter, in one statement: the listing's
+ * tallies, less what confidentiality hides from the viewer, less its events above `upTo`.
  */
 export async function count(ctx: EventContext, q: EventQuery, cap: number): Promise<number> {
   const { createdBefore, createdFrom } = q.filter;
@@ -69,10 +68,7 @@ export async function walkCount(ctx: EventContext, q: EventQuery, cap: number): 
   return Number(row.n);
 }
 
-/**
- * How many of a listing's events fall on each UTC day, as days since the epoch. Bound the listing
- * with `filter.createdFrom`: this walks every matching row.
- */
+/** A listing's events per UTC day (days since the epoch); walks every row: bound `createdFrom`. */
 export async function countByDay(
   ctx: EventContext,
   q: EventQuery,

@@ -30,23 +30,17 @@ export async function explain(
         );
   if (!query) return [];
   const compiled = query.compile(ctx.db);
+  const sqlite = ctx.dialect === 'sqlite';
   return ctx.db.connection().execute(async (conn) => {
-    if (ctx.dialect === 'sqlite') {
-      const plan = await conn.executeQuery<{ detail: string }>({
-        ...compiled,
-        sql: `EXPLAIN QUERY PLAN ${compiled.sql}`,
-      });
-      return plan.rows.map((r) => r.detail);
-    }
-    await sql`SET enable_seqscan = off`.execute(conn);
+    if (!sqlite) await sql`SET enable_seqscan = off`.execute(conn);
     try {
-      const plan = await conn.executeQuery<{ 'QUERY PLAN': string }>({
+      const plan = await conn.executeQuery<Record<'detail' | 'QUERY PLAN', string>>({
         ...compiled,
-        sql: `EXPLAIN ${compiled.sql}`,
+        sql: `${sqlite ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${compiled.sql}`,
       });
-      return plan.rows.map((r) => r['QUERY PLAN']);
+      return plan.rows.map((r) => (sqlite ? r.detail : r['QUERY PLAN']));
     } finally {
-      await sql`RESET enable_seqscan`.execute(conn);
+      if (!sqlite) await sql`RESET enable_seqscan`.execute(conn);
     }
   });
 }

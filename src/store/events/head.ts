@@ -3,9 +3,9 @@
  * change feed. Every id at or below the head is settled: SQLite serializes writers; on PostgreSQL
  * every appender holds one lock from before its id is drawn until it commits (append.ts).
  */
-import { sql } from 'kysely';
-import type { EventRow } from '../schema.js';
-import { SETTLED_HEAD_COLUMNS } from '../turn-reading.js';
+import { type Kysely, sql } from 'kysely';
+import { ALL_TABLES } from '../row-cache.js';
+import type { Database, EventRow } from '../schema.js';
 import type { EventContext } from './query.js';
 
 /** What a reader needs to know whether its cached listings are current. */
@@ -28,21 +28,25 @@ export type EventChange = Pick<
   'id' | 'project_id' | 'author_id' | 'action' | 'target_type'
 >;
 
-/** The head, the epoch, the deletions and the listing version, in one statement (one snapshot). */
+/** The head from the shared turn reading (PostgreSQL), else read now. */
 export async function head(ctx: EventContext): Promise<ListingHead> {
-  if (ctx.turnReading) {
-    const { headId, epoch, deletions, listingVersion, seq } = await ctx.turnReading();
-    return { id: headId, epoch, deletions, version: listingVersion, seq };
-  }
-  const { rows } = await sql<Record<'id' | 'epoch' | 'deletions' | 'version', number | null>>`
-    SELECT ${sql.raw(SETTLED_HEAD_COLUMNS)}`.execute(ctx.db);
-  const row = rows[0]!;
-  return {
-    id: Number(row.id ?? 0),
-    epoch: Number(row.epoch ?? 0),
-    deletions: Number(row.deletions ?? 0),
-    version: Number(row.version ?? 0),
-  };
+  return ctx.turnReading ? ctx.turnReading() : settledHead(ctx.db);
+}
+
+/** The head, the epoch, the deletions, the listing version (and the row counter): one snapshot. */
+export async function settledHead(db: Kysely<Database>, rowCounter = false) {
+  const { rows } = await sql<Record<string, number | string | null>>`SELECT
+    (SELECT max(id) FROM events) AS id,
+    (SELECT epoch FROM listing_epochs WHERE project_id = 0) AS epoch,
+    (SELECT epoch FROM listing_epochs WHERE project_id = -1) AS deletions,
+    (SELECT value FROM listing_version WHERE id = 1) AS version${
+      rowCounter
+        ? sql`, (SELECT value FROM row_versions WHERE name = ${ALL_TABLES}) AS "rowVersion"`
+        : sql``
+    }`.execute(db);
+  const n = (column: string) => Number(rows[0]?.[column] ?? 0);
+  const head = { id: n('id'), epoch: n('epoch'), deletions: n('deletions'), version: n('version') };
+  return { ...head, rowVersion: n('rowVersion') };
 }
 
 /** Every project's epoch (projects never changed have none: 0). */
@@ -68,10 +72,7 @@ export async function bumpEpoch(ctx: EventContext, projectId: number | null): Pr
   }
 }
 
-/**
- * Events after `afterId`, in id order, up to `upTo` (a settled head) or at most `limit`, without
- * visibility: which listings or subscriptions may be concerned (each reads through its own).
- */
+/** Events after `afterId` in id order, without visibility: who may be concerned (the feed). */
 function appended(ctx: EventContext, afterId: number) {
   return ctx.db
     .selectFrom('events')

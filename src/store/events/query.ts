@@ -33,10 +33,7 @@ export interface EventQuery {
   upTo?: number;
   /** The UTC day memberships are judged on (domain/membership-expiry); absent: today. */
   day?: string;
-  /**
-   * Set by the store once known: the viewer is Guest (or less) of no private project, so no note
-   * on a merge request can be hidden from them and a walk need not read note rows to tell.
-   */
+  /** Set by the store once known: no note on a merge request can be hidden from the viewer. */
   clearOfPrivateGuest?: boolean;
 }
 
@@ -71,8 +68,6 @@ export interface EventContext {
   dialect: 'sqlite' | 'postgres';
   /** A user's memberships with their expiry days, kept while memberships and projects stand. */
   members: RowCache<number, Memberships>;
-  /** `author:viewer` → until when a user's listing for that viewer is one joined walk. */
-  oneWalk: Map<string, number>;
   /** PostgreSQL outside a transaction: the shared reading the head comes from. */
   turnReading?: SharedRead<TurnReading>;
 }

@@ -23,13 +23,16 @@ type EventsDatabase = Database & {
 export type EventsQuery = SelectQueryBuilder<EventsDatabase, 'e' | 'p' | 'm', object>;
 
 /**
- * What a query reads: the events, or their tallies (migration 017: all of them, confidentiality
- * aside), `hidden` (migration 018: those on confidential issues, which a count subtracts) or `own`
- * (those on the viewer's own confidential issues, which a count adds back). Tallies know no ids or
- * times: their callers leave out `upTo` and the time filters.
+ * What a query reads: the events, or tallies (017) of all, of those on confidential issues (018,
+ * `hidden`, subtracted) or on the viewer's own (`own`, added back). Tallies know no ids or times.
  */
 export type Rows = 'events' | 'tallies' | 'hidden' | 'own';
 
+const TABLES = {
+  events: 'events as e',
+  tallies: 'event_tallies as e',
+  hidden: 'confidential_tallies as e',
+} as const;
 const PUSHED = actionCode('pushed');
 const MERGE_REQUEST = TARGET_TYPES.merge_request;
 const NOTE = TARGET_TYPES.note;
@@ -40,13 +43,9 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
   const viewerId = viewer?.userId ?? null;
   const admin = viewer?.admin ?? false;
   const { db } = ctx;
-  let query = (from === 'events'
-    ? db.selectFrom('events as e')
-    : from === 'tallies'
-      ? db.selectFrom('event_tallies as e')
-      : from === 'hidden'
-        ? db.selectFrom('confidential_tallies as e')
-        : ownConfidential(ctx, source, viewerId)) as unknown as EventsQuery;
+  let query = (from === 'own'
+    ? ownConfidential(ctx, source, viewerId)
+    : db.selectFrom(TABLES[from])) as unknown as EventsQuery;
 
   if (source.kind === 'project') {
     query = query.where('e.project_id', '=', source.projectId);
@@ -169,9 +168,7 @@ function confidentiality(query: EventsQuery, q: EventQuery, viewerId: number | n
 
 /**
  * Pushes, merge request events and notes on merge requests of a private project need Reporter+
- * (domain/visibility). A note's event is shown below Reporter only when its note is known to be
- * elsewhere (on an issue, or a note of the project not on a merge request). Tallies cannot tell
- * notes apart: a count that this may hide notes from walks instead (`hidesMergeRequestNotes`).
+ * (domain/visibility). Tallies cannot tell notes apart: such counts walk (`hidesMergeRequestNotes`).
  */
 function codeAccess(query: EventsQuery, q: EventQuery, from: Rows) {
   const { source } = q;
@@ -211,10 +208,7 @@ function codeAccess(query: EventsQuery, q: EventQuery, from: Rows) {
   );
 }
 
-/**
- * Whether `codeAccess` may hide notes on merge requests from this listing's viewer: a guest (or
- * less) of a private project whose events it may hold. Such a listing's count walks its events.
- */
+/** Whether `codeAccess` may hide notes on merge requests from this viewer (a private project's guest). */
 export async function hidesMergeRequestNotes(ctx: EventContext, q: EventQuery): Promise<boolean> {
   const { source, viewer } = q;
   if (viewer?.admin) return false;

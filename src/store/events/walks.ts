@@ -1,7 +1,6 @@
 /**
- * Walks over a listing's rows in id order: keyset and offset windows, the events since a head, the
- * id some rows on. A `scope=all` listing (and a user's, when most of their events are hidden from
- * the viewer) is a k-way merge of per-project walks (docs/listing-caches.md, "No full scans").
+ * Walks over a listing's rows in id order. A `scope=all` listing (and a user's, when most of their
+ * events are hidden from the viewer) merges per-project walks (docs/listing-caches.md, "No full scans").
  */
 import type { SelectQueryBuilder } from 'kysely';
 import { MAX_ID } from '../../domain/ids.js';
@@ -27,9 +26,6 @@ type WalkQuery = SelectQueryBuilder<Database & { e: Database['events'] }, 'e', E
 
 /** Above this many projects scope=all (or a user's listing) is one joined walk. */
 const MAX_MERGED_PROJECTS = 200;
-/** How long a user's listing keeps the choice of one joined walk for a viewer (`authorParts`). */
-const ONE_WALK_KEPT_MS = 10_000;
-const ONE_WALK_ENTRIES = 10_000;
 
 /**
  * A bound as a condition on ids in the stored range (domain/ids.ts): PostgreSQL refuses a client's
@@ -65,10 +61,8 @@ export function single(ctx: EventContext, q: EventQuery, w: Walk): WalkQuery {
 }
 
 /**
- * A walk as one query; null: nothing to walk. Merged arms are bare on SQLite (it merges co-routines
- * as they stream; an arm with its own ORDER BY would be read whole and sorted again) and limited to
- * offset + limit in id order on PostgreSQL (Merge Append over each arm's index scan; bare arms it
- * would read whole and sort). `only`: just these member projects of a `scope=all` listing.
+ * A walk as one query; null: nothing to walk. Merged arms are bare on SQLite (it merges them as
+ * they stream) and limited on PostgreSQL (Merge Append). `only`: just these member projects.
  */
 export async function walk(
   ctx: EventContext,
@@ -116,19 +110,11 @@ export async function memberParts(
 
 /**
  * A user's listing as walks of the projects the viewer may read, when most of the user's events
- * are hidden from the viewer (one joined walk would step over more than it returns; migration
- * 019). Null: one joined walk (an admin; mostly readable; too many projects). The user's projects
- * and their sizes come from the event tallies, committed with the events they count.
+ * (by the tallies) are hidden from the viewer. Null: one joined walk.
  */
 async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery[] | null> {
   const { source, viewer } = q;
   if (source.kind !== 'author' || viewer?.admin) return null;
-  // One joined walk is exact whatever the user's projects are, so that choice is kept a while;
-  // merged walks need every project of the user, so they are chosen afresh each time.
-  const kept = ctx.oneWalk;
-  const key = `${source.userId}:${viewer?.userId ?? ''}`;
-  const now = Date.now();
-  if ((kept.get(key) ?? 0) > now) return null;
   const authored = await ctx.db
     .selectFrom('event_tallies as t')
     .innerJoin('projects as p', 'p.id', 't.project_id')
@@ -153,11 +139,7 @@ async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery
     else hidden += Number(p.n);
     return ok;
   });
-  if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) {
-    if (kept.size >= ONE_WALK_ENTRIES) kept.clear();
-    kept.set(key, now + ONE_WALK_KEPT_MS);
-    return null;
-  }
+  if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) return null;
   return readable.map((p) => ({
     ...q,
     source: {
