@@ -12,7 +12,6 @@ import {
   canReadMergeRequests,
   canReadPersonalSnippet,
 } from '../../domain/visibility.js';
-import type { UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type {
   ActivityService,
@@ -22,14 +21,9 @@ import type {
   WindowListing,
 } from './activity.js';
 import type { KeysetWindow } from './event-listing.js';
-import {
-  type EventTarget,
-  type TargetRef,
-  lookUpTargets,
-  targetProjectId,
-} from './event-targets.js';
+import { type EventTarget, type TargetRef, lookUpTargets } from './event-targets.js';
 import type { EventView } from './event-views.js';
-import { type ProjectView, type UserView, userView } from '../views.js';
+import type { ProjectView, UserView } from '../views.js';
 
 export type { EventTarget } from './event-targets.js';
 
@@ -39,23 +33,20 @@ export type ReaderSource =
   | { kind: 'user'; id: number }
   | { kind: 'project'; id: number };
 
+/** A target, and (for an event's) the project it must be in. */
+type Ref = TargetRef & { projectId?: number };
+
 export class ActivityReader {
+  /** Users this request already looked up, by id. */
   private readonly users = new Map<number, UserView>();
-  private readonly userRows: DataLoader<number, UserRow | undefined>;
-  /** Targets of the request's events, looked up together (event-targets.ts). */
-  private readonly targets: DataLoader<
-    TargetRef & { projectId?: number },
-    EventTarget | null,
-    string
-  >;
   /** Projects resolved for this viewer (readability and access level), by id or path. */
   private readonly projects = new Map<string, ResolvedProject>();
+  /** Targets (and users) by id, looked up together across the request. */
+  private readonly targets: DataLoader<Ref, EventTarget | null, string>;
 
   /**
-   * `marks`, when given, receives the mark of every listing this reader reads (before its rows)
-   * and of the head when it reads an event by id: a cache keeping the answer (the response cache)
-   * checks them. Its other reads are of rows whose writes move the listing version (users,
-   * projects, memberships, content: migration 009), which such a cache checks on its own.
+   * `marks`, when given, receives the mark of each listing read and of the head on a read by id,
+   * for the response cache; all else it reads moves the listing version, which the cache checks.
    */
   constructor(
     private readonly activity: ActivityService,
@@ -64,10 +55,6 @@ export class ActivityReader {
     self: UserView | null,
     private readonly marks: Mark[] | null = null,
   ) {
-    this.userRows = new DataLoader(async (ids) => {
-      const rows = new Map((await store.users.byIds(ids)).map((row) => [row.id, row]));
-      return ids.map((id) => rows.get(id));
-    });
     this.targets = new DataLoader(
       async (refs) => {
         const found = await lookUpTargets(store, refs);
@@ -85,12 +72,12 @@ export class ActivityReader {
     return user;
   }
 
-  /** A user by id through the batch loader; null when there is none. */
+  /** A user by id, looked up with the request's targets; null when there is none. */
   async userById(id: number): Promise<UserView | null> {
     const known = this.users.get(id);
     if (known) return known;
-    const row = await this.userRows.load(id);
-    return row ? userView(row) : null;
+    const target = await this.targets.load({ targetType: 'User', targetId: id });
+    return target?.type === 'User' ? target.user : null;
   }
 
   /** A project by id or full path, readable by the viewer; NOT_FOUND otherwise. */
@@ -164,7 +151,7 @@ export class ActivityReader {
   ): Promise<EventTarget | null> {
     const target = await this.targets.load({ targetType: type, targetId: id });
     if (!target) return null;
-    const projectId = targetProjectId(target);
+    const { projectId } = target;
     if (projectId === null) {
       return target.type === 'Snippet' && canReadPersonalSnippet(target.snippet, this.viewer)
         ? target

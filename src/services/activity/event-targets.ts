@@ -12,7 +12,7 @@ import {
   type SnippetView,
   type UserView,
   issueView,
-  mergeRequestView,
+  mergeRequestView as mrView,
   milestoneView,
   noteView,
   projectView,
@@ -21,14 +21,30 @@ import {
 } from '../views.js';
 
 /** The object an event is about, with what a face shows beside it. */
-export type EventTarget =
-  | { type: 'Issue'; issue: IssueView; author: UserView | null }
-  | { type: 'MergeRequest'; mergeRequest: MergeRequestView; author: UserView | null }
-  | { type: 'Milestone'; milestone: MilestoneView }
-  | { type: 'Snippet'; snippet: SnippetView; author: UserView | null }
-  | { type: 'Note'; note: NoteView }
-  | { type: 'Project'; project: ProjectView }
-  | { type: 'User'; user: UserView };
+export type EventTarget = About &
+  (
+    | { type: 'Issue'; issue: IssueView; author: UserView | null }
+    | { type: 'MergeRequest'; mergeRequest: MergeRequestView; author: UserView | null }
+    | { type: 'Milestone'; milestone: MilestoneView }
+    | { type: 'Snippet'; snippet: SnippetView; author: UserView | null }
+    | { type: 'Note'; note: NoteView }
+    | { type: 'Project'; project: ProjectView }
+    | { type: 'User'; user: UserView }
+  );
+
+/** What every target tells beside its view: REST shows iid and title, rules need the project. */
+interface About {
+  /** Null for a user and a personal snippet. */
+  projectId: number | null;
+  iid: number | null;
+  title: string | null;
+}
+
+type Variant = EventTarget extends infer T
+  ? T extends About
+    ? Omit<T, keyof About>
+    : never
+  : never;
 
 export interface TargetRef {
   targetType: string | null;
@@ -91,105 +107,80 @@ export async function lookUpTargets(
   const noteRows = byId(notes);
   const user = (id: number) => userViews.get(id) ?? null;
 
-  /** An object's view if it exists and, when `projectId` is given, is in that project. */
-  function view<R extends { project_id: number | null }, V>(
+  const by = (row: { author_id: number }) => user(row.author_id);
+
+  /** Targets of one kind by id: null if missing or (`projectId` given) in another project. */
+  function kind<R extends { project_id: number | null; iid?: number; title?: string }>(
     rows: Rows<R>,
-    id: number,
-    projectId: number | undefined,
-    make: (row: R) => V,
-  ): V | null {
-    const row = rows.get(id);
-    return row && (projectId === undefined || row.project_id === projectId) ? make(row) : null;
+    make: (row: R) => Variant,
+  ) {
+    return (id: number, projectId?: number): EventTarget | null => {
+      const row = rows.get(id);
+      if (!row || (projectId !== undefined && row.project_id !== projectId)) return null;
+      const about = { projectId: row.project_id, iid: row.iid ?? null, title: row.title ?? null };
+      return { ...make(row), ...about } as EventTarget;
+    };
   }
+
+  const kinds: Record<string, (id: number, projectId?: number) => EventTarget | null> = {
+    Issue: kind(issueRows, (r) => ({ type: 'Issue', issue: issueView(r), author: by(r) })),
+    MergeRequest: kind(mrRows, (r) => ({
+      type: 'MergeRequest',
+      mergeRequest: mrView(r),
+      author: by(r),
+    })),
+    Milestone: kind(milestoneRows, (r) => ({ type: 'Milestone', milestone: milestoneView(r) })),
+    Snippet: kind(snippetRows, (r) => ({
+      type: 'Snippet',
+      snippet: snippetView(r),
+      author: by(r),
+    })),
+    Note: kind(noteRows, (r) => ({
+      type: 'Note',
+      note: noteView(r, by(r), noteable(r)?.iid ?? null),
+    })),
+    Project: (id, projectId) => {
+      const row = projectRows.get(id);
+      if (!row || (projectId ?? id) !== id) return null;
+      return {
+        type: 'Project',
+        project: projectView(row),
+        projectId: id,
+        iid: null,
+        title: row.name,
+      };
+    },
+    User: (id) => {
+      const found = user(id);
+      return found && { type: 'User', user: found, projectId: null, iid: null, title: found.name };
+    },
+  };
 
   /** A note's issue or merge request, in the note's project (GitLab shows no other). */
-  function noteable(type: string, id: number, projectId: number) {
-    const rows: Rows<{ project_id: number; iid: number; title: string }> | undefined =
-      type === 'Issue' ? issueRows : type === 'MergeRequest' ? mrRows : undefined;
-    return rows ? view(rows, id, projectId, (row) => row) : null;
-  }
-
-  function target(ref: TargetRef, projectId?: number): EventTarget | null {
-    const id = ref.targetId;
-    if (id === null) return null;
-    switch (ref.targetType) {
-      case 'Issue':
-        return view(issueRows, id, projectId, (row) => ({
-          type: 'Issue',
-          issue: issueView(row),
-          author: user(row.author_id),
-        }));
-      case 'MergeRequest':
-        return view(mrRows, id, projectId, (row) => ({
-          type: 'MergeRequest',
-          mergeRequest: mergeRequestView(row),
-          author: user(row.author_id),
-        }));
-      case 'Milestone':
-        return view(milestoneRows, id, projectId, (row) => ({
-          type: 'Milestone',
-          milestone: milestoneView(row),
-        }));
-      case 'Snippet':
-        return view(snippetRows, id, projectId, (row) => ({
-          type: 'Snippet',
-          snippet: snippetView(row),
-          author: user(row.author_id),
-        }));
-      case 'Note':
-        return view(noteRows, id, projectId, (row) => ({
-          type: 'Note',
-          note: noteView(
-            row,
-            user(row.author_id),
-            noteable(row.noteable_type, row.noteable_id, row.project_id)?.iid ?? null,
-          ),
-        }));
-      case 'Project': {
-        const row = projectRows.get(id);
-        return row && (projectId ?? id) === id
-          ? { type: 'Project', project: projectView(row) }
-          : null;
-      }
-      case 'User': {
-        const found = user(id);
-        return found && { type: 'User', user: found };
-      }
-      default:
-        return null;
-    }
+  function noteable(note: { noteable_type: string; noteable_id: number; project_id: number }) {
+    const rows =
+      note.noteable_type === 'Issue'
+        ? issueRows
+        : note.noteable_type === 'MergeRequest'
+          ? mrRows
+          : undefined;
+    const row = rows?.get(note.noteable_id);
+    return row?.project_id === note.project_id ? row : undefined;
   }
 
   return {
-    target,
-    noteableTitle: (note) =>
-      noteable(note.noteableType, note.noteableId, note.projectId)?.title ?? null,
+    target: (ref, projectId) => {
+      const { targetType: type, targetId: id } = ref;
+      if (id === null || type === null || !Object.hasOwn(kinds, type)) return null;
+      return kinds[type]!(id, projectId);
+    },
+    noteableTitle: (note) => noteable(noteRows.get(note.id)!)?.title ?? null,
     project: (id) => {
       const row = projectRows.get(id);
       return row && projectView(row);
     },
     user,
   };
-}
-
-/** The project a target belongs to (null: a user, or a personal snippet). */
-export function targetProjectId(target: EventTarget): number | null {
-  switch (target.type) {
-    case 'Issue':
-      return target.issue.projectId;
-    case 'MergeRequest':
-      return target.mergeRequest.projectId;
-    case 'Milestone':
-      return target.milestone.projectId;
-    case 'Note':
-      return target.note.projectId;
-    case 'Snippet':
-      return target.snippet.projectId;
-    case 'Project':
-      return target.project.id;
-    case 'User':
-      return null;
-  }
 }
 
 function byId<T extends { id: number }>(rows: readonly T[]): Rows<T> {

@@ -10,7 +10,7 @@ import {
 import type { EventRow, PushPayloadRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { NoteView, ProjectView, UserView } from '../views.js';
-import { type EventTarget, lookUpTargets } from './event-targets.js';
+import { lookUpTargets } from './event-targets.js';
 
 /** A commit as push payloads store it (the newest 20 of a push). */
 export type Commit = PushCommit;
@@ -71,8 +71,8 @@ async function hydrate(store: Store, rows: readonly EventRow[]): Promise<EventVi
       actionName: actionName(action, row.target_type, push?.action ?? null),
       targetType: row.target_type,
       targetId: row.target_id,
-      targetIid: row.target_id === null ? null : (iidOf(target) ?? row.target_id),
-      targetTitle: target && titleOf(target),
+      targetIid: row.target_id === null ? null : (target?.iid ?? row.target_id),
+      targetTitle: target?.title ?? null,
       authorId: row.author_id,
       author: found.user(row.author_id),
       createdAt: row.created_at,
@@ -81,32 +81,6 @@ async function hydrate(store: Store, rows: readonly EventRow[]): Promise<EventVi
       push,
     };
   });
-}
-
-function iidOf(target: EventTarget | null): number | undefined {
-  if (target?.type === 'Issue') return target.issue.iid;
-  if (target?.type === 'MergeRequest') return target.mergeRequest.iid;
-  if (target?.type === 'Milestone') return target.milestone.iid;
-  return undefined;
-}
-
-function titleOf(target: EventTarget): string | null {
-  switch (target.type) {
-    case 'Issue':
-      return target.issue.title;
-    case 'MergeRequest':
-      return target.mergeRequest.title;
-    case 'Milestone':
-      return target.milestone.title;
-    case 'Snippet':
-      return target.snippet.title;
-    case 'Project':
-      return target.project.name;
-    case 'User':
-      return target.user.name;
-    case 'Note':
-      return null;
-  }
 }
 
 function toPushView(row: PushPayloadRow): PushView {
