@@ -90,29 +90,11 @@ export class ResponseCache {
 
   constructor(readonly services: Services) {}
 
-  /** The key's parts: they are also in every tag, so two keys never share one. */
-  vary(request: FastifyRequest, key: CacheKey): string[] {
-    const { viewer } = key;
-    return [
-      key.kind,
-      key.revision,
-      this.services.config.externalUrl,
-      key.document ?? request.url,
-      viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
-      ...(key.extra ?? []),
-    ];
-  }
-
-  /** Whether answers to this request may be kept (never under a URL carrying a credential). */
-  keeps(request: FastifyRequest): boolean {
-    return this.services.config.pageCache && !urlCarriesCredential(request);
-  }
-
   get(id: string): Kept | undefined {
     return this.entries.get(id);
   }
 
-  /** The kept answer if every mark it was computed from reads as it did. */
+  /** The kept answer if every mark it was read under reads the same. */
   async standing(id: string): Promise<Kept | undefined> {
     const kept = this.entries.get(id);
     if (!kept) return undefined;
@@ -145,13 +127,23 @@ export function conditionalRequests(app: FastifyInstance, services: Services): v
   app.decorateRequest('conditional', null);
 }
 
-/** The request's place in the cache for `key` (the id is length-prefixed: keys never collide). */
+/** The request's place in the cache for `key`. */
 function placeOf(request: FastifyRequest, key: CacheKey): Conditional {
-  const cache = request.server.responses;
-  const vary = cache.vary(request, key);
+  const { config } = request.server.responses.services;
+  const { viewer } = key;
+  // Every part is in the tag too, so two keys never share one.
+  const vary = [
+    key.kind,
+    key.revision,
+    config.externalUrl,
+    key.document ?? request.url,
+    viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
+    ...(key.extra ?? []),
+  ];
   const id = vary.map((part) => `${part.length}:${part}`).join('');
+  const keeping = config.pageCache && !urlCarriesCredential(request);
   const metric = key.metric ?? 'response';
-  request.conditional = { id, vary, keeping: cache.keeps(request), kept: undefined, metric };
+  request.conditional = { id, vary, keeping, kept: undefined, metric };
   return request.conditional;
 }
 
@@ -188,10 +180,8 @@ export async function answerFromKept(
   reply: FastifyReply,
   key: CacheKey,
 ): Promise<boolean> {
-  const cache = request.server.responses;
-  if (!cache.keeps(request)) return false;
   const place = placeOf(request, key);
-  const kept = await cache.standing(place.id);
+  const kept = place.keeping ? await request.server.responses.standing(place.id) : undefined;
   if (!kept) return false;
   await decide(request, reply, kept.tag, kept);
   return true;

@@ -21,16 +21,16 @@ import {
 } from '../views.js';
 
 /** The object an event is about, with what a face shows beside it. */
-export type EventTarget = About &
-  (
-    | { type: 'Issue'; issue: IssueView; author: UserView | null }
-    | { type: 'MergeRequest'; mergeRequest: MergeRequestView; author: UserView | null }
-    | { type: 'Milestone'; milestone: MilestoneView }
-    | { type: 'Snippet'; snippet: SnippetView; author: UserView | null }
-    | { type: 'Note'; note: NoteView }
-    | { type: 'Project'; project: ProjectView }
-    | { type: 'User'; user: UserView }
-  );
+export type EventTarget = About & Variant;
+
+type Variant =
+  | { type: 'Issue'; issue: IssueView; author: UserView | null }
+  | { type: 'MergeRequest'; mergeRequest: MergeRequestView; author: UserView | null }
+  | { type: 'Milestone'; milestone: MilestoneView }
+  | { type: 'Snippet'; snippet: SnippetView; author: UserView | null }
+  | { type: 'Note'; note: NoteView }
+  | { type: 'Project'; project: ProjectView }
+  | { type: 'User'; user: UserView };
 
 /** What every target tells beside its view: REST shows iid and title, rules need the project. */
 interface About {
@@ -40,44 +40,22 @@ interface About {
   title: string | null;
 }
 
-type Variant = EventTarget extends infer T
-  ? T extends About
-    ? Omit<T, keyof About>
-    : never
-  : never;
-
 export interface TargetRef {
   targetType: string | null;
   targetId: number | null;
 }
 
-/** Beside the targets, the projects and users a caller shows too (an event's own). */
-export interface AlsoWanted {
-  projectIds?: readonly number[];
-  userIds?: readonly number[];
-}
-
-/** The rows read for a set of targets; `target` makes views of them. */
-export interface FoundTargets {
-  /** Null if not modelled, missing, or (`projectId` given) in another project. */
-  target(ref: TargetRef, projectId?: number): EventTarget | null;
-  /** The title of the issue or merge request a note is on. */
-  noteableTitle(note: NoteView): string | null;
-  project(id: number): ProjectView | undefined;
-  user(id: number): UserView | null;
-}
-
 type Rows<T> = Map<number, T>;
 
 /**
- * Two rounds, one query per kind of row each: the targets (and projects), then the users (event,
- * target and note authors) and the issues or merge requests the notes are on.
+ * Two rounds, one query per kind of row each: the targets and projects (`also`: an event's own),
+ * then the users (`also`, authors) and the issues or merge requests the notes are on.
  */
 export async function lookUpTargets(
   store: Store,
   refs: readonly TargetRef[],
-  also: AlsoWanted = {},
-): Promise<FoundTargets> {
+  also: { projectIds?: readonly number[]; userIds?: readonly number[] } = {},
+) {
   const ids = (type: string) =>
     unique(
       refs.filter((r) => r.targetType === type && r.targetId !== null).map((r) => r.targetId!),
@@ -169,13 +147,15 @@ export async function lookUpTargets(
   }
 
   return {
-    target: (ref, projectId) => {
+    /** Null if not modelled, missing, or (`projectId` given) in another project. */
+    target: (ref: TargetRef, projectId?: number): EventTarget | null => {
       const { targetType: type, targetId: id } = ref;
       if (id === null || type === null || !Object.hasOwn(kinds, type)) return null;
       return kinds[type]!(id, projectId);
     },
-    noteableTitle: (note) => noteable(noteRows.get(note.id)!)?.title ?? null,
-    project: (id) => {
+    /** The title of the issue or merge request a note is on. */
+    noteableTitle: (note: NoteView) => noteable(noteRows.get(note.id)!)?.title ?? null,
+    project: (id: number) => {
       const row = projectRows.get(id);
       return row && projectView(row);
     },
@@ -187,6 +167,6 @@ function byId<T extends { id: number }>(rows: readonly T[]): Rows<T> {
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-export function unique(values: readonly number[]): number[] {
+function unique(values: readonly number[]): number[] {
   return [...new Set(values)];
 }
