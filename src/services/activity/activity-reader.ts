@@ -149,34 +149,33 @@ export class ActivityReader {
     type: 'Issue' | 'MergeRequest' | 'Milestone' | 'Note' | 'Snippet',
     id: number,
   ): Promise<EventTarget | null> {
-    const target = await this.targets.load({ targetType: type, targetId: id });
-    if (!target) return null;
-    const { projectId } = target;
-    if (projectId === null) {
-      return target.type === 'Snippet' && canReadPersonalSnippet(target.snippet, this.viewer)
-        ? target
-        : null;
-    }
-    const resolved = await this.resolveProject(String(projectId)).catch(nullIfNotFound);
-    if (!resolved) return null;
     const { viewer } = this;
-    const on = target.type === 'Note' ? target.note.noteableType : target.type;
-    let issue = target.type === 'Issue' ? target.issue : null;
-    if (target.type === 'Note' && on === 'Issue') {
-      const noteable = await this.targets.load({
-        targetType: on,
-        targetId: target.note.noteableId,
-      });
-      issue = noteable?.type === 'Issue' ? noteable.issue : null;
+    const target = await this.targets.load({ targetType: type, targetId: id });
+    if (target?.projectId == null) {
+      const personal = target?.type === 'Snippet' && canReadPersonalSnippet(target.snippet, viewer);
+      return personal ? target : null;
     }
-    if (issue?.confidential && !canReadConfidential(issue, viewer, resolved.accessLevel)) {
-      return null;
-    }
+    const resolved = await this.resolveProject(String(target.projectId)).catch(nullIfNotFound);
+    if (!resolved) return null;
     const { project, accessLevel } = resolved;
+    const on = target.type === 'Note' ? target.note.noteableType : target.type;
+    const issue = on === 'Issue' ? await this.issueOf(target) : null;
+    if (issue?.confidential && !canReadConfidential(issue, viewer, accessLevel)) return null;
     if (on === 'MergeRequest' && !canReadMergeRequests(project.visibility, viewer, accessLevel)) {
       return null;
     }
     return target;
+  }
+
+  /** An issue target's issue, or the one a note target is on. */
+  private async issueOf(target: EventTarget) {
+    if (target.type === 'Issue') return target.issue;
+    if (target.type !== 'Note') return null;
+    const issue = await this.targets.load({
+      targetType: 'Issue',
+      targetId: target.note.noteableId,
+    });
+    return issue?.type === 'Issue' ? issue.issue : null;
   }
 
   /**
