@@ -149,7 +149,7 @@ function placeOf(request: FastifyRequest, key: CacheKey): Conditional {
 
 /**
  * The validators of a face's one service call, once the request is authenticated (a revoked token
- * is never answered 304): the client's `If-None-Match`, the kept answer's tag, what the body varies by.
+ * is never answered 304): the client's `If-None-Match`, the kept tag, what the body varies by.
  */
 export function validators(request: FastifyRequest, key: CacheKey): Validators {
   const place = placeOf(request, key);
