@@ -12,11 +12,8 @@ import type { Store } from '../../store/store.js';
 import type { NoteView, ProjectView, UserView } from '../views.js';
 import { lookUpTargets } from './event-targets.js';
 
-/** A commit as push payloads store it (the newest 20 of a push). */
-export type Commit = PushCommit;
-
-/** A push as stored: short ref, derived action, commit title and the newest commits. */
-export type PushView = StoredPush;
+/** A push as stored (short ref, derived action, commit title, the newest 20 commits). */
+export type { PushCommit as Commit, StoredPush as PushView };
 
 export interface EventView {
   id: number;
@@ -34,7 +31,7 @@ export interface EventView {
   note: NoteView | null;
   /** For a comment: the title of the issue or merge request it is on (pages print it). */
   noteableTitle: string | null;
-  push: PushView | null;
+  push: StoredPush | null;
 }
 
 /**
@@ -83,7 +80,7 @@ async function hydrate(store: Store, rows: readonly EventRow[]): Promise<EventVi
   });
 }
 
-function toPushView(row: PushPayloadRow): PushView {
+function toPushView(row: PushPayloadRow): StoredPush {
   return {
     action: row.action as PushAction,
     refType: row.ref_type as RefType,
@@ -92,6 +89,6 @@ function toPushView(row: PushPayloadRow): PushView {
     commitTo: row.commit_to,
     commitCount: row.commit_count,
     commitTitle: row.commit_title,
-    commits: JSON.parse(row.commits) as Commit[],
+    commits: JSON.parse(row.commits) as PushCommit[],
   };
 }
