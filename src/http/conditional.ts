@@ -1,20 +1,9 @@
 /**
- * Conditional requests and the one response cache (GitLab's ETag caching middleware is the
- * model): every tagged answer (REST event lists, Atom feeds, GraphQL queries) carries a strong
- * `ETag` and `X-Poll-Interval`, a request whose `If-None-Match` holds the current tag gets
- * `304 Not Modified` with its rate-limit hit given back, and the 200 sent under a tag is kept.
- *
- * - Key rule: the face's kind (with the server's revision and external URL), the URL or GraphQL
- *   document, and the viewer (with whatever else the face's body varies by).
- * - Validity rule: a kept answer stands while every mark it was computed from, read again, is
- *   unchanged (services/activity `Mark`: a listing's mark, the listing version, the head).
- *
- * A repeated request is answered from the kept bytes (`answerFromKept`) after authentication and
- * one read of the marks, before parameter parsing and resolution: the URL (or document) and
- * viewer are the ones the answer was kept for, and everything a resolution reads (the project,
- * its visibility, the viewer's membership, the profile) moves the listing version, which every
- * mark holds. Otherwise the face makes its one service call with `validators(…)`, which answers
- * "not modified" when the client or this cache holds the tag, and hands the answer to `send`.
+ * Conditional requests and the one response cache (GitLab's ETag caching middleware is the model):
+ * tagged answers (REST event lists, Atom feeds, GraphQL queries) carry a strong `ETag`, a client
+ * holding it gets a 304, and the 200 is kept. Key: the face's kind and revision, the URL or GraphQL
+ * document, the viewer. A kept answer stands while every mark it was read under reads the same
+ * (docs/listing-caches.md, "One read, room by room").
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches } from '../domain/etags.js';
@@ -32,9 +21,11 @@ import { refundRequest } from './rate-limit.js';
 
 /** Seconds a client should wait between polls. */
 export const POLL_INTERVAL_SECONDS = 60;
+const POLL = String(POLL_INTERVAL_SECONDS);
 
-/** Response headers a list's meaning depends on beside its body (pagination). */
-const TAGGED_HEADERS = [
+/** Headers that belong to a body (its type, pagination) and are sent again with it. */
+const BODY_HEADERS = [
+  'content-type',
   'link',
   'x-total',
   'x-total-pages',
@@ -44,15 +35,12 @@ const TAGGED_HEADERS = [
   'x-prev-page',
 ];
 
-/** Headers that belong to a body and are sent again with it (never per-request ones). */
-const BODY_HEADERS = ['content-type', ...TAGGED_HEADERS];
-
 const MAX_ENTRIES = 10_000;
 const MAX_BYTES = 32 * 1024 * 1024;
 /** Larger bodies are not worth the memory they would pin. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
 
-/** What an answer is keyed by (see the key rule above). */
+/** What an answer is keyed by. */
 export interface CacheKey {
   kind: string;
   /** The server's revision: a new release may present the same data otherwise. */
@@ -74,7 +62,7 @@ interface Kept {
   headers: Array<[string, string]>;
 }
 
-/** This request's place in the cache, once a face asked for its validators. */
+/** This request's place in the cache. */
 interface Conditional {
   id: string;
   vary: string[];
@@ -90,7 +78,7 @@ declare module 'fastify' {
     responses: ResponseCache;
   }
   interface FastifyRequest {
-    /** Set by `validators`: the key and the kept answer the request's tag is compared with. */
+    /** The request's key in the response cache and the answer kept under it. */
     conditional: Conditional | null;
   }
 }
@@ -102,29 +90,11 @@ export class ResponseCache {
 
   constructor(readonly services: Services) {}
 
-  /** The key's parts: they are also in every tag, so two keys never share one. */
-  vary(request: FastifyRequest, key: CacheKey): string[] {
-    const { viewer } = key;
-    return [
-      key.kind,
-      key.revision,
-      this.services.config.externalUrl,
-      key.document ?? request.url,
-      viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
-      ...(key.extra ?? []),
-    ];
-  }
-
-  /** Whether answers to this request may be kept (never under a URL carrying a credential). */
-  keeps(request: FastifyRequest): boolean {
-    return this.services.config.pageCache && !urlCarriesCredential(request);
-  }
-
   get(id: string): Kept | undefined {
     return this.entries.get(id);
   }
 
-  /** The kept answer if every mark it was computed from reads as it did. */
+  /** The kept answer if every mark it was read under reads the same. */
   async standing(id: string): Promise<Kept | undefined> {
     const kept = this.entries.get(id);
     if (!kept) return undefined;
@@ -151,44 +121,43 @@ export class ResponseCache {
   }
 }
 
-/** Length-prefixed like strongTag: two different keys never share an id. */
-function idOf(vary: readonly string[]): string {
-  let id = '';
-  for (const part of vary) id += `${part.length}:${part}`;
-  return id;
-}
-
 /** One response cache per server, and the request's place in it. */
 export function conditionalRequests(app: FastifyInstance, services: Services): void {
   app.decorate('responses', new ResponseCache(services));
   app.decorateRequest('conditional', null);
 }
 
-/** Whether the request is a conditional read (a tag is sent, and a 304 may be). */
-function tagged(request: FastifyRequest): boolean {
-  return request.method === 'GET' || request.method === 'HEAD';
+/** The request's place in the cache for `key`. */
+function placeOf(request: FastifyRequest, key: CacheKey): Conditional {
+  const { config } = request.server.responses.services;
+  const { viewer } = key;
+  // Every part is in the tag too, so two keys never share one.
+  const vary = [
+    key.kind,
+    key.revision,
+    config.externalUrl,
+    key.document ?? request.url,
+    viewer ? `${viewer.userId}:${viewer.admin ? 1 : 0}` : '-',
+    ...(key.extra ?? []),
+  ];
+  const id = vary.map((part) => `${part.length}:${part}`).join('');
+  const keeping = config.pageCache && !urlCarriesCredential(request);
+  const metric = key.metric ?? 'response';
+  request.conditional = { id, vary, keeping, kept: undefined, metric };
+  return request.conditional;
 }
 
 /**
- * The validators of a face's one service call, once the request is authenticated (so a revoked
- * token or a blocked user is never answered 304): the client's `If-None-Match`, the tag of the
- * answer this cache keeps for the key, and what the body varies by.
+ * The validators of a face's one service call, once the request is authenticated (a revoked token
+ * is never answered 304): the client's `If-None-Match`, the kept tag, what the body varies by.
  */
 export function validators(request: FastifyRequest, key: CacheKey): Validators {
-  const cache = request.server.responses;
-  const vary = cache.vary(request, key);
-  const keeping = cache.keeps(request);
-  const id = idOf(vary);
-  const kept = keeping ? cache.get(id) : undefined;
-  request.conditional = { id, vary, keeping, kept, metric: key.metric ?? 'response' };
-  return { ifNoneMatch: request.headers['if-none-match'], kept: kept?.tag, vary };
+  const place = placeOf(request, key);
+  if (place.keeping) place.kept = request.server.responses.get(place.id);
+  return { ifNoneMatch: request.headers['if-none-match'], kept: place.kept?.tag, vary: place.vary };
 }
 
-/**
- * Sends a face's answer: 304 when the client holds its tag, the kept bytes when this cache does,
- * else what `present` makes of the page (it sets the body's headers and returns the body), sent
- * under its tag and kept.
- */
+/** Sends a face's answer; `present` sets the body's headers and returns the body. */
 export async function send<T>(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -196,44 +165,29 @@ export async function send<T>(
   present: (page: T) => Buffer | string,
 ): Promise<FastifyReply> {
   const place = request.conditional;
-  if (answer.notModified) {
-    const kept = place?.kept;
-    if (ifNoneMatchMatches(request.headers['if-none-match'], answer.tag) || !kept) {
-      return notModified(request, reply, answer.tag);
-    }
-    return sendKept(request, reply, kept, place.metric);
-  }
-  const body = present(answer.page);
-  if (answer.tag === null || !place) return reply.code(200).send(body);
-  if (place.keeping) request.server.responses.services.metrics.cacheLookup(place.metric, false);
-  return sendTagged(request, reply, answer.tag, answer.mark ? [answer.mark] : [], body);
+  if (answer.notModified) return decide(request, reply, answer.tag, place?.kept);
+  if (answer.tag === null || !place) return reply.code(200).send(present(answer.page));
+  const marks = answer.mark ? [answer.mark] : [];
+  return decide(request, reply, answer.tag, { marks, present: () => present(answer.page) });
 }
 
 /**
- * Answers from the kept answer for this key when it still stands: 304 for its tag, else its
- * bytes. Returns false, having answered nothing, otherwise.
+ * Before parameters are parsed: answers from the kept answer for this key while it stands.
+ * Returns false, having answered nothing, otherwise.
  */
 export async function answerFromKept(
   request: FastifyRequest,
   reply: FastifyReply,
   key: CacheKey,
 ): Promise<boolean> {
-  const cache = request.server.responses;
-  if (!cache.keeps(request)) return false;
-  const kept = await cache.standing(idOf(cache.vary(request, key)));
+  const place = placeOf(request, key);
+  const kept = place.keeping ? await request.server.responses.standing(place.id) : undefined;
   if (!kept) return false;
-  if (tagged(request) && ifNoneMatchMatches(request.headers['if-none-match'], kept.tag)) {
-    await notModified(request, reply, kept.tag);
-  } else {
-    await sendKept(request, reply, kept, key.metric ?? 'response');
-  }
+  await decide(request, reply, kept.tag, kept);
   return true;
 }
 
-/**
- * Sends a body computed under `marks` (read before it was): tagged on a conditional read, and
- * kept for the key. A GraphQL answer is tagged here, once computed; a 304 it may still be.
- */
+/** Sends a body computed under `marks` (read before it was), tagged once computed (GraphQL). */
 export async function sendComputed(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -241,71 +195,57 @@ export async function sendComputed(
   marks: readonly Mark[],
   body: Buffer,
 ): Promise<FastifyReply> {
-  const cache = request.server.responses;
-  const vary = cache.vary(request, key);
-  const keeping = cache.keeps(request);
-  const metric = key.metric ?? 'response';
-  request.conditional = { id: idOf(vary), vary, keeping, kept: undefined, metric };
+  const place = placeOf(request, key);
   const tag = versionTag(
-    vary,
+    place.vary,
     marks.map((m) => m.value),
   );
-  if (tagged(request) && ifNoneMatchMatches(request.headers['if-none-match'], tag)) {
-    return notModified(request, reply, tag);
-  }
-  if (keeping) cache.services.metrics.cacheLookup(metric, false);
-  return sendTagged(request, reply, tag, marks, body);
+  return decide(request, reply, tag, { marks, present: () => body });
 }
 
-function sendTagged(
+/** A body not sent yet: how to make it, and the marks it is read under. */
+interface Fresh {
+  marks: readonly Mark[];
+  present: () => Buffer | string;
+}
+
+/**
+ * The one decision: 304 when the client holds `tag` on a conditional read (or there is nothing
+ * else to send), else the kept bytes, else the fresh body under `tag`, kept for the request's key.
+ */
+async function decide(
   request: FastifyRequest,
   reply: FastifyReply,
   tag: string,
-  marks: readonly Mark[],
-  body: Buffer | string,
-): FastifyReply {
+  body: Kept | Fresh | undefined,
+): Promise<FastifyReply> {
+  const { responses } = request.server;
+  const conditional = request.method === 'GET' || request.method === 'HEAD';
+  if (!body || (conditional && ifNoneMatchMatches(request.headers['if-none-match'], tag))) {
+    // Like GitLab: a 304 does not count against the rate limit.
+    await refundRequest(responses.services, request, reply);
+    for (const name of BODY_HEADERS) reply.removeHeader(name);
+    reply.removeHeader('content-length');
+    return reply.code(304).header('x-poll-interval', POLL).header('etag', tag).send();
+  }
   const place = request.conditional!;
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  if (place.keeping) {
-    const headers: Array<[string, string]> = [];
-    for (const name of BODY_HEADERS) {
-      const value = reply.getHeader(name);
-      if (value !== undefined) headers.push([name, String(value)]);
+  let bytes: Buffer;
+  if ('body' in body) {
+    for (const [name, value] of body.headers) reply.header(name, value);
+    bytes = body.body;
+  } else {
+    const made = body.present();
+    bytes = typeof made === 'string' ? Buffer.from(made) : made;
+    if (place.keeping) {
+      const headers: Array<[string, string]> = [];
+      for (const name of BODY_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers.push([name, String(value)]);
+      }
+      responses.keep(place.id, { tag, marks: body.marks, body: bytes, headers });
     }
-    request.server.responses.keep(place.id, { tag, marks, body: bytes, headers });
   }
-  if (tagged(request)) {
-    reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS)).header('etag', tag);
-  }
+  if (place.keeping) responses.services.metrics.cacheLookup(place.metric, 'body' in body);
+  if (conditional) reply.header('x-poll-interval', POLL).header('etag', tag);
   return reply.code(200).send(bytes);
-}
-
-async function sendKept(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  kept: Kept,
-  metric: CacheName,
-): Promise<FastifyReply> {
-  request.server.responses.services.metrics.cacheLookup(metric, true);
-  for (const [name, value] of kept.headers) reply.header(name, value);
-  if (tagged(request)) {
-    reply.header('x-poll-interval', String(POLL_INTERVAL_SECONDS)).header('etag', kept.tag);
-  }
-  return reply.code(200).send(kept.body);
-}
-
-async function notModified(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  tag: string,
-): Promise<FastifyReply> {
-  await refundRequest(request.server.responses.services, request, reply);
-  reply.removeHeader('content-type');
-  reply.removeHeader('content-length');
-  for (const name of TAGGED_HEADERS) reply.removeHeader(name);
-  return reply
-    .code(304)
-    .header('x-poll-interval', String(POLL_INTERVAL_SECONDS))
-    .header('etag', tag)
-    .send();
 }

@@ -1,13 +1,9 @@
 /**
- * The read context of a request. On PostgreSQL every step of a request that must see what was
- * committed before the request came (its token, its user, its listing's mark) is served by the
- * first turn reading sent after it arrived, rather than each step waiting for a reading of its own:
- * a kept page then costs one round trip, not three (store/per-turn.ts). The stamp is taken here,
- * first of all hooks, and carried to the store by the async context, never by a parameter.
- *
- * A safe request (GET, HEAD) reads as of its arrival throughout. Any other request reads as of now,
- * so that it sees its own writes, except where a face says its work only reads (`readsAsOfArrival`:
- * authentication, a GraphQL query sent by POST).
+ * The read context of a request: on PostgreSQL, what a request reads as of its arrival (token,
+ * user, a listing's mark) is served by the first turn reading sent after it came, not a reading
+ * each (store/per-turn.ts). Carried to the store by the async context, never by a parameter.
+ * GET and HEAD read as of arrival throughout; other requests read as of now (they see their own
+ * writes) except where a face says its work only reads (`readsAsOfArrival`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReadStamp, Services } from '../services/container.js';

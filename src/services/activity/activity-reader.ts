@@ -3,6 +3,7 @@
  * sources it already resolved. A graph face (GraphQL) asks it for a project, then for that
  * project's events, without resolving the project twice and without holding store rows.
  */
+import DataLoader from 'dataloader';
 import { NotFoundError } from '../../domain/errors.js';
 import type { EventFilter } from '../../domain/filters.js';
 import {
@@ -20,34 +21,11 @@ import type {
   WindowListing,
 } from './activity.js';
 import type { KeysetWindow } from './event-listing.js';
+import { type EventTarget, type TargetRef, lookUpTargets } from './event-targets.js';
 import type { EventView } from './event-views.js';
-import { Loaders } from './loaders.js';
-import {
-  type IssueView,
-  type MergeRequestView,
-  type MilestoneView,
-  type NoteView,
-  type ProjectView,
-  type SnippetView,
-  type UserView,
-  issueView,
-  mergeRequestView,
-  milestoneView,
-  noteView,
-  projectView,
-  snippetView,
-  userView,
-} from '../views.js';
+import type { ProjectView, UserView } from '../views.js';
 
-/** The object an event is about, with what a face shows beside it. */
-export type EventTarget =
-  | { type: 'Issue'; issue: IssueView; author: UserView | null }
-  | { type: 'MergeRequest'; mergeRequest: MergeRequestView; author: UserView | null }
-  | { type: 'Milestone'; milestone: MilestoneView }
-  | { type: 'Snippet'; snippet: SnippetView; author: UserView | null }
-  | { type: 'Note'; note: NoteView }
-  | { type: 'Project'; project: ProjectView }
-  | { type: 'User'; user: UserView };
+export type { EventTarget } from './event-targets.js';
 
 /** A source as a graph names it: the viewer's events, a user's or a project's, by id. */
 export type ReaderSource =
@@ -55,16 +33,20 @@ export type ReaderSource =
   | { kind: 'user'; id: number }
   | { kind: 'project'; id: number };
 
+/** A target, and (for an event's) the project it must be in. */
+type Ref = TargetRef & { projectId?: number };
+
 export class ActivityReader {
-  private readonly loaders: Loaders;
+  /** Users this request already looked up, by id. */
+  private readonly users = new Map<number, UserView>();
   /** Projects resolved for this viewer (readability and access level), by id or path. */
   private readonly projects = new Map<string, ResolvedProject>();
+  /** Targets (and users) by id, looked up together across the request. */
+  private readonly targets: DataLoader<Ref, EventTarget | null, string>;
 
   /**
-   * `marks`, when given, receives the mark of every listing this reader reads (before its rows)
-   * and of the head when it reads an event by id: a cache keeping the answer (the response cache)
-   * checks them. Its other reads are of rows whose writes move the listing version (users,
-   * projects, memberships, content: migration 009), which such a cache checks on its own.
+   * `marks`, when given, receives the mark of each listing read and of the head on a read by id,
+   * for the response cache; all else it reads moves the listing version, which the cache checks.
    */
   constructor(
     private readonly activity: ActivityService,
@@ -73,12 +55,15 @@ export class ActivityReader {
     self: UserView | null,
     private readonly marks: Mark[] | null = null,
   ) {
-    this.loaders = new Loaders(store);
+    this.targets = new DataLoader(
+      async (refs) => {
+        const found = await lookUpTargets(store, refs);
+        return refs.map((ref) => found.target(ref, ref.projectId));
+      },
+      { cacheKeyFn: (ref) => `${ref.targetType}:${ref.targetId}:${ref.projectId ?? ''}` },
+    );
     if (self) this.users.set(self.id, self);
   }
-
-  /** Users already looked up by this request, by id. */
-  private readonly users = new Map<number, UserView>();
 
   /** A user by id or username; NOT_FOUND when there is none. */
   async user(idOrUsername: string): Promise<UserView> {
@@ -87,12 +72,12 @@ export class ActivityReader {
     return user;
   }
 
-  /** A user by id through the batch loader; null when there is none. */
+  /** A user by id, looked up with the request's targets; null when there is none. */
   async userById(id: number): Promise<UserView | null> {
     const known = this.users.get(id);
     if (known) return known;
-    const row = await this.loaders.users.load(id);
-    return row ? userView(row) : null;
+    const target = await this.targets.load({ targetType: 'User', targetId: id });
+    return target?.type === 'User' ? target.user : null;
   }
 
   /** A project by id or full path, readable by the viewer; NOT_FOUND otherwise. */
@@ -102,12 +87,7 @@ export class ActivityReader {
 
   /** Like `project`, but null instead of NOT_FOUND (global-id lookups). */
   async projectOrNull(id: number): Promise<ProjectView | null> {
-    try {
-      return await this.project(String(id));
-    } catch (error) {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    }
+    return this.project(String(id)).catch(nullIfNotFound);
   }
 
   private async resolveProject(idOrPath: string): Promise<ResolvedProject> {
@@ -163,149 +143,52 @@ export class ActivityReader {
 
   /**
    * An issue, merge request, milestone, note or snippet by id, under the rules of the events that
-   * show it: its project must be readable by the viewer, and a confidential issue (or a note on
-   * one) needs Reporter, authorship or admin. Null when missing or hidden.
+   * show it (domain/visibility). Null when missing or hidden.
    */
   async content(
     type: 'Issue' | 'MergeRequest' | 'Milestone' | 'Note' | 'Snippet',
     id: number,
   ): Promise<EventTarget | null> {
-    const target = await this.targetById({ targetType: type, targetId: id });
-    if (!target) return null;
-    const projectId = contentProjectId(target);
-    if (projectId === null) {
-      // Only snippets have no project.
-      return target.type === 'Snippet' && canReadPersonalSnippet(target.snippet, this.viewer)
-        ? target
-        : null;
+    const { viewer } = this;
+    const target = await this.targets.load({ targetType: type, targetId: id });
+    if (target?.projectId == null) {
+      const personal = target?.type === 'Snippet' && canReadPersonalSnippet(target.snippet, viewer);
+      return personal ? target : null;
     }
-    let resolved: ResolvedProject;
-    try {
-      resolved = await this.resolveProject(String(projectId));
-    } catch (error) {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    }
-    let issue: { confidential: boolean; authorId: number } | null = null;
-    if (target.type === 'Issue') issue = target.issue;
-    if (target.type === 'Note' && target.note.noteableType === 'Issue') {
-      const row = await this.loaders.issues.load(target.note.noteableId);
-      issue = row ? issueView(row) : null;
-    }
-    if (issue?.confidential && !canReadConfidential(issue, this.viewer, resolved.accessLevel)) {
-      return null;
-    }
-    const onMergeRequest =
-      target.type === 'MergeRequest' ||
-      (target.type === 'Note' && target.note.noteableType === 'MergeRequest');
-    if (
-      onMergeRequest &&
-      !canReadMergeRequests(resolved.project.visibility, this.viewer, resolved.accessLevel)
-    ) {
+    const resolved = await this.resolveProject(String(target.projectId)).catch(nullIfNotFound);
+    if (!resolved) return null;
+    const { project, accessLevel } = resolved;
+    const on = target.type === 'Note' ? target.note.noteableType : target.type;
+    const issue = on === 'Issue' ? await this.issueOf(target) : null;
+    if (issue?.confidential && !canReadConfidential(issue, viewer, accessLevel)) return null;
+    if (on === 'MergeRequest' && !canReadMergeRequests(project.visibility, viewer, accessLevel)) {
       return null;
     }
     return target;
   }
 
-  /**
-   * What an event is about, loaded in batches across the request; null if not modelled, gone, or
-   * in another project than the event's (an id given again after the target was deleted must not
-   * show another project's object: GitLab shows a deleted target as null).
-   */
-  async target(event: {
-    projectId: number;
-    targetType: string | null;
-    targetId: number | null;
-  }): Promise<EventTarget | null> {
-    const target = await this.targetById(event);
-    if (!target || target.type === 'User') return target;
-    return contentProjectId(target) === event.projectId ? target : null;
+  /** An issue target's issue, or the one a note target is on. */
+  private async issueOf(target: EventTarget) {
+    if (target.type === 'Issue') return target.issue;
+    if (target.type !== 'Note') return null;
+    const issue = await this.targets.load({
+      targetType: 'Issue',
+      targetId: target.note.noteableId,
+    });
+    return issue?.type === 'Issue' ? issue.issue : null;
   }
 
-  private async targetById(event: {
-    targetType: string | null;
-    targetId: number | null;
-  }): Promise<EventTarget | null> {
-    const id = event.targetId;
-    if (id === null) return null;
-    const { loaders } = this;
-    const author = (authorId: number) => this.userById(authorId);
-    switch (event.targetType) {
-      case 'Issue': {
-        const row = await loaders.issues.load(id);
-        return row
-          ? ({ type: 'Issue', issue: issueView(row), author: await author(row.author_id) } as const)
-          : null;
-      }
-      case 'MergeRequest': {
-        const row = await loaders.mergeRequests.load(id);
-        return row
-          ? ({
-              type: 'MergeRequest',
-              mergeRequest: mergeRequestView(row),
-              author: await author(row.author_id),
-            } as const)
-          : null;
-      }
-      case 'Milestone': {
-        const row = await loaders.milestones.load(id);
-        return row ? ({ type: 'Milestone', milestone: milestoneView(row) } as const) : null;
-      }
-      case 'Snippet': {
-        const row = await loaders.snippets.load(id);
-        return row
-          ? ({
-              type: 'Snippet',
-              snippet: snippetView(row),
-              author: await author(row.author_id),
-            } as const)
-          : null;
-      }
-      case 'Note': {
-        const row = await loaders.notes.load(id);
-        if (!row) return null;
-        const [noteAuthor, noteable] = await Promise.all([
-          author(row.author_id),
-          row.noteable_type === 'Issue'
-            ? loaders.issues.load(row.noteable_id)
-            : row.noteable_type === 'MergeRequest'
-              ? loaders.mergeRequests.load(row.noteable_id)
-              : null,
-        ]);
-        return {
-          type: 'Note',
-          note: noteView(row, noteAuthor, noteable?.iid ?? null),
-        } as const;
-      }
-      case 'Project': {
-        const row = await loaders.projects.load(id);
-        return row ? ({ type: 'Project', project: projectView(row) } as const) : null;
-      }
-      case 'User': {
-        const user = await this.userById(id);
-        return user ? ({ type: 'User', user } as const) : null;
-      }
-      default:
-        return null;
-    }
+  /**
+   * What an event is about; null if not modelled, gone, or in another project than the event's
+   * (GitLab shows a deleted target as null, never an object that took its id).
+   */
+  target(event: { projectId: number } & TargetRef): Promise<EventTarget | null> {
+    const { targetType, targetId, projectId } = event;
+    return this.targets.load({ targetType, targetId, projectId });
   }
 }
 
-function contentProjectId(target: EventTarget): number | null {
-  switch (target.type) {
-    case 'Issue':
-      return target.issue.projectId;
-    case 'MergeRequest':
-      return target.mergeRequest.projectId;
-    case 'Milestone':
-      return target.milestone.projectId;
-    case 'Note':
-      return target.note.projectId;
-    case 'Snippet':
-      return target.snippet.projectId;
-    case 'Project':
-      return target.project.id;
-    case 'User':
-      return null;
-  }
+function nullIfNotFound(error: unknown): null {
+  if (error instanceof NotFoundError) return null;
+  throw error;
 }

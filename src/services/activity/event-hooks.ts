@@ -1,14 +1,7 @@
 /**
- * What else happens when an event is written. Every write (REST, GraphQL, a git push, the member
- * expiry job) records its events through one recorder, which calls these hooks:
- *
- * - `inTransaction` hooks run inside the write's transaction, after the event row exists, with the
- *   transaction's store: what they insert (a webhook delivery in the outbox) commits or rolls back
- *   with the event itself, so nothing is lost between the write and its delivery.
- * - `afterCommit` hooks run once the transaction has committed, with every event it wrote, in id
- *   order (live subscriptions are told here; a failed write tells nobody).
- *
- * Hooks are registered once at start by the composition root.
+ * What else happens when an event is written, registered once at start. `inTransaction` hooks run
+ * in the write's transaction (a webhook delivery commits or rolls back with its event, so none is
+ * lost); `afterCommit` hooks hear every committed event in id order (a failed write tells nobody).
  */
 import type { Store } from '../../store/store.js';
 import type { Action } from '../../domain/vocabulary.js';
