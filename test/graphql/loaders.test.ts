@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { KyselyPlugin } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { buildServer } from '../../src/server.js';
@@ -110,6 +111,10 @@ for (const dialect of DIALECTS) {
         await app.listen({ host: '127.0.0.1', port: 0 });
         const address = app.server.address() as { port: number };
         url = `http://127.0.0.1:${address.port}`;
+        // The counter sees every statement of the process: let the background jobs' first run
+        // (one second after start, then a minute apart) finish before anything is measured.
+        await delay(1_100);
+        for (let seen = -1; seen !== statements; await delay(300)) seen = statements;
         close = async () => {
           await app.close();
           await plain.close();
