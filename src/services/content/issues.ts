@@ -24,7 +24,7 @@ import {
   milestoneView,
   projectView,
 } from '../views.js';
-import { Ops, type ProjectAccess, RaceLost } from './context.js';
+import { Ops, type ProjectAccess } from './context.js';
 import type { Page } from './members.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -159,13 +159,7 @@ export class IssueOps extends Ops {
     const transition = trackedTransition(changes.stateEvent, row.state);
     Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
-    patch.updated_at = this.now;
-    // A state change is conditional on the state it was decided from: of two parallel closes, one
-    // closes (and writes "closed"); the other finds it closed and changes nothing.
-    const updated = transition
-      ? await this.store.issues.updateInState(row.id, row.state, patch)
-      : await this.store.issues.update(row.id, patch);
-    if (!updated) throw new RaceLost();
+    const updated = await this.saveChange(this.store.issues, row, patch, transition);
     if (transition) {
       await this.recorder.record({
         projectId: updated.project_id,
@@ -197,25 +191,19 @@ export class IssueOps extends Ops {
   }
 
   private async details(access: ProjectAccess, rows: IssueRow[]): Promise<IssueDetail[]> {
-    const [users, counts, milestones] = await Promise.all([
-      this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id])),
-      this.store.notes.userNoteCounts(
-        'Issue',
-        rows.map((r) => r.id),
-      ),
-      this.store.content.milestones(
-        rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
-      ),
-    ]);
-    const byId = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
+    const parts = await this.issuableParts(
+      'Issue',
+      rows,
+      rows.flatMap((r) => [r.author_id, r.closed_by_id]),
+    );
     const project = projectView(access.project);
     return rows.map((row) => ({
       issue: issueView(row),
       project,
-      author: users.get(row.author_id) ?? null,
-      closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
-      milestone: row.milestone_id === null ? null : (byId.get(row.milestone_id) ?? null),
-      userNotesCount: counts.get(row.id) ?? 0,
+      author: parts.user(row.author_id),
+      closedBy: parts.user(row.closed_by_id),
+      milestone: parts.milestone(row),
+      userNotesCount: parts.userNotesCount(row),
     }));
   }
 }
