@@ -9,7 +9,7 @@ import type { Visibility } from '../../domain/vocabulary.js';
 import type { ProjectRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Viewer } from '../../domain/visibility.js';
-import { type UserView, milestoneView, userView } from '../views.js';
+import { type UserView, userView } from '../views.js';
 import type { EventRecorder } from './recorder.js';
 import { readableProject } from '../project-access.js';
 
@@ -164,34 +164,6 @@ export class Ops {
       : await rows.update(row.id, patch);
     if (!updated) throw new RaceLost();
     return updated;
-  }
-
-  /**
-   * What an issue or merge request shows besides its own row, for a batch of them (a query each):
-   * the users it names, its user-note count and its milestone.
-   */
-  protected async issuableParts(
-    targetType: 'Issue' | 'MergeRequest',
-    rows: readonly { id: number; milestone_id: number | null }[],
-    userIds: Iterable<number | null>,
-  ) {
-    const [users, counts, milestones] = await Promise.all([
-      this.users(userIds),
-      this.store.notes.userNoteCounts(
-        targetType,
-        rows.map((r) => r.id),
-      ),
-      this.store.content.milestones(
-        rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
-      ),
-    ]);
-    const byId = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
-    return {
-      user: (id: number | null) => (id === null ? null : (users.get(id) ?? null)),
-      userNotesCount: (row: { id: number }) => counts.get(row.id) ?? 0,
-      milestone: (row: { milestone_id: number | null }) =>
-        row.milestone_id === null ? null : (byId.get(row.milestone_id) ?? null),
-    };
   }
 
   /** Users by id, as views (one query for the batch). */

@@ -25,6 +25,7 @@ import {
   projectView,
 } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
+import { issueDetails } from './issuable-details.js';
 import type { Page } from './members.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -191,19 +192,6 @@ export class IssueOps extends Ops {
   }
 
   private async details(access: ProjectAccess, rows: IssueRow[]): Promise<IssueDetail[]> {
-    const parts = await this.issuableParts(
-      'Issue',
-      rows,
-      rows.flatMap((r) => [r.author_id, r.closed_by_id]),
-    );
-    const project = projectView(access.project);
-    return rows.map((row) => ({
-      issue: issueView(row),
-      project,
-      author: parts.user(row.author_id),
-      closedBy: parts.user(row.closed_by_id),
-      milestone: parts.milestone(row),
-      userNotesCount: parts.userNotesCount(row),
-    }));
+    return issueDetails(this.store, rows, access.project);
   }
 }

@@ -30,10 +30,9 @@ import {
   type MilestoneView,
   type ProjectView,
   type UserView,
-  mergeRequestView,
-  projectView,
 } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
+import { mergeRequestDetails } from './issuable-details.js';
 import type { IssueListQuery } from './issues.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -310,20 +309,6 @@ export class MergeRequestOps extends Ops {
     access: ProjectAccess,
     rows: MergeRequestRow[],
   ): Promise<MergeRequestDetail[]> {
-    const parts = await this.issuableParts(
-      'MergeRequest',
-      rows,
-      rows.flatMap((r) => [r.author_id, r.closed_by_id, r.merged_by_id]),
-    );
-    const project = projectView(access.project);
-    return rows.map((row) => ({
-      mergeRequest: mergeRequestView(row),
-      project,
-      author: parts.user(row.author_id),
-      closedBy: parts.user(row.closed_by_id),
-      mergedBy: parts.user(row.merged_by_id),
-      milestone: parts.milestone(row),
-      userNotesCount: parts.userNotesCount(row),
-    }));
+    return mergeRequestDetails(this.store, rows, access.project);
   }
 }

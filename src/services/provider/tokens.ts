@@ -65,7 +65,7 @@ export class OAuthTokenService {
     private readonly clock: Clock,
   ) {}
 
-  private mint(options: MintOptions): Minted {
+  mint(options: MintOptions): Minted {
     const accessToken = `${ACCESS_TOKEN_PREFIX}${randomSecret(32)}`;
     const refreshToken = options.withRefresh ? `${REFRESH_TOKEN_PREFIX}${randomSecret(32)}` : null;
     return {
