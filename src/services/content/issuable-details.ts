@@ -16,14 +16,7 @@ export async function issueDetails(
   project: ProjectRow | null,
 ): Promise<IssueDetail[]> {
   const parts = await relatedParts(store, 'Issue', rows, project);
-  return rows.map((row) => ({
-    issue: issueView(row),
-    project: parts.project(row),
-    author: parts.user(row.author_id),
-    closedBy: parts.user(row.closed_by_id),
-    milestone: parts.milestone(row),
-    userNotesCount: parts.userNotesCount(row),
-  }));
+  return rows.map((row) => ({ issue: issueView(row), ...parts.shared(row) }));
 }
 
 /** `project`: the one they all belong to, when the caller has it; else each row's is read. */
@@ -35,12 +28,8 @@ export async function mergeRequestDetails(
   const parts = await relatedParts(store, 'MergeRequest', rows, project);
   return rows.map((row) => ({
     mergeRequest: mergeRequestView(row),
-    project: parts.project(row),
-    author: parts.user(row.author_id),
-    closedBy: parts.user(row.closed_by_id),
+    ...parts.shared(row),
     mergedBy: parts.user(row.merged_by_id),
-    milestone: parts.milestone(row),
-    userNotesCount: parts.userNotesCount(row),
   }));
 }
 
@@ -70,11 +59,16 @@ async function relatedParts(
   const usersById = new Map(users.map((u) => [u.id, userView(u)]));
   const projectsById = new Map(projects.map((p) => [p.id, projectView(p)]));
   const milestonesById = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
+  const user = (id: number | null) => (id === null ? null : (usersById.get(id) ?? null));
   return {
-    user: (id: number | null) => (id === null ? null : (usersById.get(id) ?? null)),
-    project: (row: IssueRow | MergeRequestRow) => projectsById.get(row.project_id)!,
-    milestone: (row: IssueRow | MergeRequestRow) =>
-      row.milestone_id === null ? null : (milestonesById.get(row.milestone_id) ?? null),
-    userNotesCount: (row: IssueRow | MergeRequestRow) => counts.get(row.id) ?? 0,
+    user,
+    /** What an issue's detail and a merge request's both show. */
+    shared: (row: IssueRow | MergeRequestRow) => ({
+      project: projectsById.get(row.project_id)!,
+      author: user(row.author_id),
+      closedBy: user(row.closed_by_id),
+      milestone: row.milestone_id === null ? null : (milestonesById.get(row.milestone_id) ?? null),
+      userNotesCount: counts.get(row.id) ?? 0,
+    }),
   };
 }
