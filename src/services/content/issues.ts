@@ -45,12 +45,16 @@ export interface NewIssue {
   milestoneId?: number | null | undefined;
 }
 
-export interface IssueChanges {
+/** What an edit of an issue or a merge request may change: only what is given. */
+export interface TrackedChanges {
   title?: string | undefined;
   description?: string | undefined;
-  confidential?: boolean | undefined;
   milestoneId?: number | null | undefined;
   stateEvent?: TrackedStateEvent | undefined;
+}
+
+export interface IssueChanges extends TrackedChanges {
+  confidential?: boolean | undefined;
 }
 
 export interface IssueListQuery extends Page {

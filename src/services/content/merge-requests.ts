@@ -15,7 +15,6 @@ import {
 import { can, canApprove, canUpdateTracked } from '../../domain/permissions.js';
 import {
   type FieldErrors,
-  type TrackedStateEvent,
   trackedTransition,
   addError,
   checkDescription,
@@ -33,7 +32,7 @@ import {
 } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
 import { mergeRequestDetails } from './issuable-details.js';
-import type { IssueListQuery } from './issues.js';
+import type { IssueListQuery, TrackedChanges } from './issues.js';
 import { isRowId } from '../../domain/ids.js';
 
 export interface MergeRequestDetail {
@@ -62,12 +61,8 @@ export interface NewMergeRequest {
   milestoneId?: number | null | undefined;
 }
 
-export interface MergeRequestChanges {
-  title?: string | undefined;
-  description?: string | undefined;
+export interface MergeRequestChanges extends TrackedChanges {
   targetBranch?: string | undefined;
-  milestoneId?: number | null | undefined;
-  stateEvent?: TrackedStateEvent | undefined;
 }
 
 export interface MergeRequestListQuery extends Omit<IssueListQuery, 'state'> {
