@@ -103,6 +103,11 @@ export function loadConfig(
   terminal: boolean = process.stdout.isTTY === true,
 ): Config {
   const setting = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  /** A switch is on when given as true, `true` or `1`; any other value turns it off. */
+  const switchOn = (flag: string | boolean | undefined, variable: string, byDefault: boolean) => {
+    const value = flag ?? setting(variable) ?? byDefault;
+    return value === true || value === 'true' || value === '1';
+  };
   const host = flags.host ?? setting('HOST') ?? '127.0.0.1';
   const port = parsePort(flags.port ?? setting('PORT') ?? 3000);
   const databaseUrl = normalizeDatabaseUrl(
@@ -145,12 +150,13 @@ export function loadConfig(
       `PULSEGATE_PAGE_RATE_LIMIT must be a whole number of requests per minute, 0 for none: ${flags.pageRateLimit ?? setting('PULSEGATE_PAGE_RATE_LIMIT')}`,
     );
   }
-  const ropc =
-    flags.passwordGrantWithoutClient ??
-    setting('PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT') ??
-    'true';
-  const passwordGrant = flags.passwordGrant ?? setting('PULSEGATE_PASSWORD_GRANT') ?? 'true';
-  const pageCache = flags.pageCache ?? setting('PULSEGATE_PAGE_CACHE') ?? 'true';
+  const passwordGrantWithoutClient = switchOn(
+    flags.passwordGrantWithoutClient,
+    'PULSEGATE_PASSWORD_GRANT_WITHOUT_CLIENT',
+    true,
+  );
+  const passwordGrant = switchOn(flags.passwordGrant, 'PULSEGATE_PASSWORD_GRANT', true);
+  const pageCache = switchOn(flags.pageCache, 'PULSEGATE_PAGE_CACHE', true);
   const keyEncryptionKey =
     flags.keyEncryptionKey ?? setting('PULSEGATE_KEY_ENCRYPTION_KEY') ?? null;
   if (keyEncryptionKey !== null && keyEncryptionKey.length < KEY_ENCRYPTION_KEY_MIN_LENGTH) {
@@ -169,9 +175,12 @@ export function loadConfig(
     flags.metricsAllow ?? setting('PULSEGATE_METRICS_ALLOW') ?? DEFAULT_METRICS_ALLOW,
   );
   const corsOrigins = parseOrigins(flags.corsOrigins ?? setting('PULSEGATE_CORS_ORIGINS') ?? '*');
-  const allowLocal =
-    flags.webhooksAllowLocal ?? setting('PULSEGATE_WEBHOOKS_ALLOW_LOCAL') ?? 'false';
-  const gravatar = flags.gravatar ?? setting('PULSEGATE_GRAVATAR') ?? 'false';
+  const webhooksAllowLocal = switchOn(
+    flags.webhooksAllowLocal,
+    'PULSEGATE_WEBHOOKS_ALLOW_LOCAL',
+    false,
+  );
+  const gravatar = switchOn(flags.gravatar, 'PULSEGATE_GRAVATAR', false);
   const sshHost = parseSshHost(flags.sshHost ?? setting('PULSEGATE_SSH_HOST'));
   const sshPortRaw = flags.sshPort ?? setting('PULSEGATE_SSH_PORT') ?? 22;
   const sshPort = Number(sshPortRaw);
@@ -190,15 +199,15 @@ export function loadConfig(
     graphqlEngine,
     rateLimit,
     pageRateLimit,
-    passwordGrantWithoutClient: ropc === true || ropc === 'true' || ropc === '1',
-    passwordGrant: passwordGrant === true || passwordGrant === 'true' || passwordGrant === '1',
-    pageCache: pageCache === true || pageCache === 'true' || pageCache === '1',
+    passwordGrantWithoutClient,
+    passwordGrant,
+    pageCache,
     keyEncryptionKey,
     shutdownTimeout,
     metricsAllow,
     corsOrigins,
-    webhooksAllowLocal: allowLocal === true || allowLocal === 'true' || allowLocal === '1',
-    gravatar: gravatar === true || gravatar === 'true' || gravatar === '1',
+    webhooksAllowLocal,
+    gravatar,
     sshHost,
     sshPort,
   };

@@ -63,8 +63,25 @@ export class ImportError extends Error {
 /** A line of input: its number and either raw text or an already built record. */
 export type Entry = { line: number; text: string } | { line: number; record: DataRecord };
 
-/** Lines are handed over in batches: one await per thousand, not one per line. */
+/** Entries are handed over in batches: one await per thousand, not one per line or record. */
 const BATCH = 1000;
+
+/** Lines or records as entries numbered from 1, in batches. */
+async function* numberedBatches<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  entry: (item: T, line: number) => Entry,
+): AsyncGenerator<Entry[]> {
+  let line = 0;
+  let batch: Entry[] = [];
+  for await (const item of items) {
+    batch.push(entry(item, ++line));
+    if (batch.length === BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
 
 export class ImportService {
   private readonly transfer: TransferStore;
@@ -86,16 +103,7 @@ export class ImportService {
     async function* entries(): AsyncGenerator<Entry[]> {
       const lines = createInterface({ input, crlfDelay: Infinity });
       input.on('data', (chunk: Buffer | string) => (bytes += chunk.length));
-      let line = 0;
-      let batch: Entry[] = [];
-      for await (const text of lines) {
-        batch.push({ line: ++line, text });
-        if (batch.length === BATCH) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length) yield batch;
+      yield* numberedBatches(lines, (text, line) => ({ line, text }));
     }
     return this.run(entries(), {
       onProgress: options.onProgress
@@ -115,20 +123,10 @@ export class ImportService {
     records: Iterable<DataRecord> | AsyncIterable<DataRecord>,
     options: TransferOptions = {},
   ): Promise<TransferSummary> {
-    // Handed over in batches: one await per thousand records, not one per record.
-    async function* entries(): AsyncGenerator<Entry[]> {
-      let line = 0;
-      let batch: Entry[] = [];
-      for await (const record of records) {
-        batch.push({ line: ++line, record });
-        if (batch.length === BATCH) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length) yield batch;
-    }
-    return this.run(entries(), options);
+    return this.run(
+      numberedBatches(records, (record, line) => ({ line, record })),
+      options,
+    );
   }
 
   /** The load in one transaction, then the database tidied up for reading (see Store.settle). */

@@ -1,6 +1,6 @@
 /** OAuth applications (clients). Secrets are stored as digests only. */
 import type { Kysely } from 'kysely';
-import { deleteBy, rowBy, updateBy } from './rows.js';
+import { deleteBy, rowBy, rowsBy, updateBy } from './rows.js';
 import type { Database, OAuthApplicationRow } from './schema.js';
 
 export interface NewApplication {
@@ -27,12 +27,7 @@ export class ApplicationStore {
   }
 
   forOwner(ownerId: number): Promise<OAuthApplicationRow[]> {
-    return this.db
-      .selectFrom('oauth_applications')
-      .selectAll()
-      .where('owner_id', '=', ownerId)
-      .orderBy('id', 'asc')
-      .execute();
+    return rowsBy(this.db, 'oauth_applications', { owner_id: ownerId }, 'asc');
   }
 
   create(app: NewApplication): Promise<OAuthApplicationRow> {

@@ -2,7 +2,7 @@ import { type Insertable, type Kysely, sql } from 'kysely';
 import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
 import { activeOn } from './membership-sql.js';
 import { RowCache, type RowVersion } from './row-cache.js';
-import { rowBy, rowsIn } from './rows.js';
+import { rowBy, rowByFolded, rowsIn } from './rows.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -38,12 +38,7 @@ export class ProjectStore {
 
   /** Case-insensitive full path (`group/sub/project`). */
   byFullPath(fullPath: string): Promise<ProjectRow | undefined> {
-    if (matchesNoRow(fullPath)) return Promise.resolve(undefined);
-    return this.reads
-      .selectFrom('projects')
-      .selectAll()
-      .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
-      .executeTakeFirst();
+    return rowByFolded(this.reads, 'projects', 'full_path', fullPath);
   }
 
   /** The first `limit` public projects by id (the server's warm-up reads their listings). */

@@ -2,8 +2,16 @@
  * The lookups every store makes: one row by its key, the rows whose key is one of many. Typed by
  * the table and the columns named, so a store's lookup is one line that says which key it uses.
  */
-import type { Kysely, Selectable, SelectType, UpdateObject, Updateable } from 'kysely';
+import {
+  type Kysely,
+  type Selectable,
+  type SelectType,
+  type UpdateObject,
+  type Updateable,
+  sql,
+} from 'kysely';
 import type { Database } from './schema.js';
+import { matchesNoRow } from './text.js';
 
 type Table = keyof Database;
 type Row<T extends Table> = Selectable<Database[T]>;
@@ -23,6 +31,40 @@ export function rowBy<T extends Table, C extends Column<T>>(
     query = query.where(db.dynamic.ref(column), '=', value);
   }
   return query.executeTakeFirst() as Promise<Row<T> | undefined>;
+}
+
+/**
+ * The row of `table` whose text `column` is `value` whatever the case (usernames and paths, as
+ * GitLab finds them), or undefined.
+ */
+export function rowByFolded<T extends Table>(
+  db: Kysely<Database>,
+  table: T,
+  column: Column<T>,
+  value: string,
+): Promise<Row<T> | undefined> {
+  if (matchesNoRow(value)) return Promise.resolve(undefined);
+  const from: Table = table;
+  const query = db
+    .selectFrom(from)
+    .selectAll()
+    .where(sql`lower(${sql.ref(column)})`, '=', value.toLowerCase());
+  return query.executeTakeFirst() as Promise<Row<T> | undefined>;
+}
+
+/** The rows of `table` whose columns hold `key`'s values, in `order` of their ids. */
+export function rowsBy<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+  order: 'asc' | 'desc',
+): Promise<Row<T>[]> {
+  const from: Table = table;
+  let query = db.selectFrom(from).selectAll();
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  return query.orderBy(db.dynamic.ref('id'), order).execute() as Promise<Row<T>[]>;
 }
 
 /** The rows of `table` whose `column` is one of `values`; no query at all for none. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { RowCache, type RowVersion } from './row-cache.js';
-import { rowBy, updateBy } from './rows.js';
+import { rowBy, rowsBy, updateBy } from './rows.js';
 import type { Database, PersonalAccessTokenRow } from './schema.js';
 
 export class TokenStore {
@@ -23,12 +23,7 @@ export class TokenStore {
   }
 
   forUser(userId: number): Promise<PersonalAccessTokenRow[]> {
-    return this.db
-      .selectFrom('personal_access_tokens')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('id', 'desc')
-      .execute();
+    return rowsBy(this.db, 'personal_access_tokens', { user_id: userId }, 'desc');
   }
 
   async create(token: {

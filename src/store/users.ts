@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { RowCache, type RowVersion } from './row-cache.js';
-import { rowBy, rowsIn, updateBy } from './rows.js';
+import { rowBy, rowByFolded, rowsIn, updateBy } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
@@ -30,12 +30,7 @@ export class UserStore {
 
   /** Case-insensitive, as GitLab looks usernames up. */
   byUsername(username: string): Promise<UserRow | undefined> {
-    if (matchesNoRow(username)) return Promise.resolve(undefined);
-    return this.reads
-      .selectFrom('users')
-      .selectAll()
-      .where(sql`lower(username)`, '=', username.toLowerCase())
-      .executeTakeFirst();
+    return rowByFolded(this.reads, 'users', 'username', username);
   }
 
   /** A username or an e-mail address (sign-in and the password grant accept either). */

@@ -17,7 +17,7 @@ import type {
 } from './schema.js';
 import type { Dialect } from './database.js';
 import { countRows } from './listing-sql.js';
-import { deleteBy, rowBy } from './rows.js';
+import { deleteBy, rowBy, rowsBy } from './rows.js';
 
 export type NewProjectHook = Insertable<ProjectHooksTable>;
 export type ProjectHookPatch = Updateable<ProjectHooksTable>;
@@ -68,12 +68,7 @@ export class WebhookStore {
   }
 
   hooks(projectId: number): Promise<ProjectHookRow[]> {
-    return this.db
-      .selectFrom('project_hooks')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy('id')
-      .execute();
+    return rowsBy(this.db, 'project_hooks', { project_id: projectId }, 'asc');
   }
 
   /** The project's hooks subscribed to `flag` that are not disabled for good. */

@@ -29,7 +29,7 @@ import { errorPage, html, sendHtml } from './html.js';
 import { LIVE_SCRIPT_PREFIX, liveScript } from './live-script.js';
 import { projectLinks } from './object-templates.js';
 import { projectSubpages } from './project-pages.js';
-import { currentSession, signedInUser } from './session.js';
+import { signedIn } from './session.js';
 
 /** GitLab nests groups 20 deep: 20 groups, the project, `activity`. */
 const MAX_SEGMENTS = 22;
@@ -56,9 +56,8 @@ export function isReservedPath(url: string): boolean {
 }
 
 async function optionalContext(services: Services, request: FastifyRequest) {
-  const session = await currentSession(services, request);
-  const user = await signedInUser(services, session);
-  return session && user ? pageContext(services, session, user) : null;
+  const signed = await signedIn(services, request);
+  return signed ? pageContext(services, signed.session, signed.user) : null;
 }
 
 /**

@@ -9,7 +9,6 @@ import { type PageContext, requireUser } from './guard.js';
 import {
   type Html,
   breakableUrl,
-  confirmPage,
   copyButton,
   csrfField,
   errorPage,
@@ -18,6 +17,7 @@ import {
   messages,
   sendHtml,
 } from './html.js';
+import { type Confirmation, confirmationRoute } from './confirmation.js';
 import { pathId } from './path-id.js';
 import { scopeChoices } from './scope-choices.js';
 import { formValue, formValues } from './session.js';
@@ -190,31 +190,14 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
         'Every token issued to it is revoked and its users must authorize it again. This cannot be undone.',
       button: 'Delete application',
     },
-  } as const;
+  } satisfies Record<string, Confirmation>;
   for (const [action, text] of Object.entries(confirmations)) {
-    app.get(`${APPS}/:id/${action}`, async (request, reply) => {
-      const ctx = await requireUser(services, request, reply);
-      if (!ctx) return reply;
-      const id = pathId(request.params);
-      const own = id === null ? [] : await applications.list(ctx.user.id);
-      const target = own.find((a) => a.id === id);
-      if (!target) {
-        return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
-      }
-      return sendHtml(
-        reply,
-        200,
-        confirmPage({
-          title: text.title,
-          question: text.question(target.name),
-          consequence: text.consequence,
-          action: `${APPS}/${target.id}/${action}`,
-          button: text.button,
-          cancel: APPS,
-          csrf: ctx.csrf,
-          nav: ctx.nav,
-        }),
-      );
+    confirmationRoute(app, services, {
+      base: APPS,
+      action,
+      missing: 'application',
+      find: async (userId, id) => (await applications.list(userId)).find((a) => a.id === id),
+      text,
     });
   }
 

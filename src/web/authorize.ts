@@ -17,7 +17,7 @@ import { applyPrompt } from './authorize-prompt.js';
 import { SCOPE_DESCRIPTIONS } from './scope-choices.js';
 import { pageContext } from './guard.js';
 import { type Html, csrfField, errorPage, html, layout, sendHtml } from './html.js';
-import { currentSession, formValue, signedInUser } from './session.js';
+import { formValue, signedIn } from './session.js';
 
 const FORM_FIELDS = new Set(['authenticity_token', 'decision']);
 
@@ -100,29 +100,28 @@ export function authorizeRoutes(app: FastifyInstance, services: Services): void 
   app.get('/oauth/authorize', async (request, reply) => {
     const result = await validate(request.query);
     if (result.kind !== 'ok') return refuse(reply, result);
-    const session = await currentSession(services, request);
-    const user = await signedInUser(services, session);
+    const signed = await signedIn(services, request);
     // Sign-in (again) when needed, and OIDC's prompt / max_age.
     const prompted = await applyPrompt(services, request, reply, result.request, redirectTo);
-    if (prompted || !session || !user) return prompted;
+    if (prompted || !signed) return prompted;
     const owner = await services.oauth.accounts.username(result.request.app.ownerId);
     return sendHtml(
       reply,
       200,
-      consentPage(services, session, user, result.request, owner ?? 'unknown'),
+      consentPage(services, signed.session, signed.user, result.request, owner ?? 'unknown'),
     );
   });
 
   app.post('/oauth/authorize', async (request, reply) => {
-    const session = await currentSession(services, request);
-    const user = await signedInUser(services, session);
-    if (!session || !user) {
+    const signed = await signedIn(services, request);
+    if (!signed) {
       return sendHtml(
         reply,
         403,
         errorPage('Session expired', 'Your session has expired. Start again from the application.'),
       );
     }
+    const { session, user } = signed;
     const result = await validate(request.body);
     if (result.kind !== 'ok') return refuse(reply, result);
     const token = formValue(request.body, 'authenticity_token');

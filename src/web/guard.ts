@@ -7,12 +7,11 @@ import type { UserView } from '../services/views.js';
 import { type Nav, errorPage, sendHtml } from './html.js';
 import {
   FORM_PURPOSE,
-  currentSession,
   currentVisit,
   formValue,
   isCrossSite,
   rememberReturnTo,
-  signedInUser,
+  signedIn,
 } from './session.js';
 
 export interface PageContext {
@@ -28,14 +27,13 @@ export async function requireUser(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<PageContext | null> {
-  const session = await currentSession(services, request);
-  const user = await signedInUser(services, session);
-  if (!session || !user) {
+  const signed = await signedIn(services, request);
+  if (!signed) {
     if (request.method === 'GET') rememberReturnTo(request, reply, services.config, request.url);
     await reply.redirect('/users/sign_in', 303);
     return null;
   }
-  return pageContext(services, session, user);
+  return pageContext(services, signed.session, signed.user);
 }
 
 export function pageContext(

@@ -9,7 +9,7 @@ import { eventItem } from './event-item.js';
 import { pageContext } from './guard.js';
 import { html, layout, sendHtml } from './html.js';
 import { avatarImageSources } from './identicon.js';
-import { currentSession, signedInUser } from './session.js';
+import { signedIn } from './session.js';
 
 const FEED_SIZE = 20;
 
@@ -35,9 +35,8 @@ const ABOUT = html`<section class="card">
 
 export function homeRoutes(app: FastifyInstance, services: Services): void {
   app.get('/', async (request, reply) => {
-    const session = await currentSession(services, request);
-    const user = await signedInUser(services, session);
-    if (!session || !user) {
+    const signed = await signedIn(services, request);
+    if (!signed) {
       return sendHtml(
         reply,
         200,
@@ -48,8 +47,8 @@ export function homeRoutes(app: FastifyInstance, services: Services): void {
         ),
       );
     }
-    const ctx = pageContext(services, session, user);
-    const viewer = viewerOf(user);
+    const ctx = pageContext(services, signed.session, signed.user);
+    const viewer = viewerOf(signed.user);
     const { activity } = services;
     const answer = await activity.read({
       source: { kind: 'viewer' },

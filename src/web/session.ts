@@ -115,6 +115,16 @@ export function startVisit(
   request.visit = { id: session.id, session };
 }
 
+/** The session and its user when the visitor is signed in (and the user still active); else null. */
+export async function signedIn(
+  services: Services,
+  request: FastifyRequest,
+): Promise<{ session: ActiveSession; user: UserView } | null> {
+  const session = await currentSession(services, request);
+  const user = await signedInUser(services, session);
+  return session && user ? { session, user } : null;
+}
+
 export async function signedInUser(
   services: Services,
   session: ActiveSession | null,

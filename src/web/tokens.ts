@@ -8,7 +8,6 @@ import type { PersonalTokenView } from '../services/views.js';
 import { type PageContext, requireUser } from './guard.js';
 import {
   type Html,
-  confirmPage,
   copyButton,
   csrfField,
   errorPage,
@@ -17,6 +16,7 @@ import {
   messages,
   sendHtml,
 } from './html.js';
+import { confirmationRoute } from './confirmation.js';
 import { pathId } from './path-id.js';
 import { scopeChoices } from './scope-choices.js';
 import { formValue, formValues } from './session.js';
@@ -148,29 +148,19 @@ export function tokenRoutes(app: FastifyInstance, services: Services): void {
     }
   });
 
-  /** The confirmation step: a page that asks, whose form does the revoking. */
-  app.get(`${TOKENS}/:id/revoke`, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const id = pathId(request.params);
-    const rows = id === null ? [] : await accounts.listTokens(ctx.user.id);
-    const row = rows.find((r) => r.id === id && !r.revoked);
-    if (!row) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
-    return sendHtml(
-      reply,
-      200,
-      confirmPage({
-        title: 'Revoke token',
-        question: html`Revoke the token <strong>${row.name}</strong>?`,
-        consequence:
-          'Anything still using it stops working at once. This cannot be undone: make a new token instead.',
-        action: `${TOKENS}/${row.id}/revoke`,
-        button: 'Revoke token',
-        cancel: TOKENS,
-        csrf: ctx.csrf,
-        nav: ctx.nav,
-      }),
-    );
+  confirmationRoute(app, services, {
+    base: TOKENS,
+    action: 'revoke',
+    missing: 'token',
+    find: async (userId, id) =>
+      (await accounts.listTokens(userId)).find((r) => r.id === id && !r.revoked),
+    text: {
+      title: 'Revoke token',
+      question: (name) => html`Revoke the token <strong>${name}</strong>?`,
+      consequence:
+        'Anything still using it stops working at once. This cannot be undone: make a new token instead.',
+      button: 'Revoke token',
+    },
   });
 
   app.post(`${TOKENS}/:id/revoke`, async (request, reply) => {

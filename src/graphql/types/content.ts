@@ -1,5 +1,5 @@
 /** Objects an event can be about (its target) besides users and projects. */
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import { NodeInterface } from './node.js';
 import { TimeScalar } from './scalars.js';
 import { UserType } from './user.js';
@@ -13,7 +13,7 @@ const PROJECT_ID = 'The numeric id of the project; null for personal snippets on
 @ObjectType('Issue', { implements: NodeInterface, simpleResolvers: true })
 export class IssueType {
   __typename!: 'Issue';
-  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
+  id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (#iid).' }) iid!: number;
   @Field(() => String) title!: string;
@@ -34,7 +34,7 @@ export class IssueType {
 @ObjectType('MergeRequest', { implements: NodeInterface, simpleResolvers: true })
 export class MergeRequestType {
   __typename!: 'MergeRequest';
-  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
+  id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
   @Field(() => String) title!: string;
@@ -59,7 +59,7 @@ export class MergeRequestType {
 @ObjectType('Milestone', { implements: NodeInterface, simpleResolvers: true })
 export class MilestoneType {
   __typename!: 'Milestone';
-  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
+  id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => Int) iid!: number;
   @Field(() => String) title!: string;
@@ -71,7 +71,7 @@ export class MilestoneType {
 @ObjectType('Snippet', { implements: NodeInterface, simpleResolvers: true })
 export class SnippetType {
   __typename!: 'Snippet';
-  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
+  id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => String) title!: string;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })
@@ -87,7 +87,7 @@ export class SnippetType {
 })
 export class NoteType {
   __typename!: 'Note';
-  @Field(() => ID, { description: 'Opaque global id.' }) id!: string;
+  id!: string;
   @Field(() => Int) databaseId!: number;
   @Field(() => String) body!: string;
   @Field(() => Boolean) system!: boolean;

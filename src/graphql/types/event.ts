@@ -1,5 +1,5 @@
 /** An activity event, with REST's flat target fields and typed `target` / `payload` unions. */
-import { Field, ID, Int, ObjectType, createUnionType } from 'type-graphql';
+import { Field, Int, ObjectType, createUnionType } from 'type-graphql';
 import type { Action, TargetClass } from '../../domain/vocabulary.js';
 import { IssueType, MergeRequestType, MilestoneType, NoteType, SnippetType } from './content.js';
 import { EventAction, EventTargetType } from './enums.js';
@@ -38,7 +38,6 @@ export const EventPayloadUnion = createUnionType({
 export class EventType {
   __typename!: 'Event';
 
-  @Field(() => ID, { description: 'Opaque global id.' })
   id!: string;
 
   @Field(() => Int, { description: 'The numeric id REST uses (`id`).' })

@@ -7,6 +7,7 @@ import { Field, ID, InterfaceType } from 'type-graphql';
   resolveType: (value: { __typename: string }) => value.__typename,
 })
 export abstract class NodeInterface {
+  // Declared here once: each implementing type gets this field and declares only the property.
   @Field(() => ID, { description: 'Opaque global id.' })
   id!: string;
 }

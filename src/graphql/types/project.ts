@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import type { Visibility } from '../../domain/vocabulary.js';
 import { VisibilityEnum } from './enums.js';
 import { NodeInterface } from './node.js';
@@ -8,7 +8,6 @@ import { TimeScalar } from './scalars.js';
 export class ProjectType {
   __typename!: 'Project';
 
-  @Field(() => ID, { description: 'Opaque global id.' })
   id!: string;
 
   @Field(() => Int, { description: 'The numeric id REST uses.' })

@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import { NodeInterface } from './node.js';
 
 @ObjectType('User', {
@@ -9,7 +9,6 @@ import { NodeInterface } from './node.js';
 export class UserType {
   __typename!: 'User';
 
-  @Field(() => ID, { description: 'Opaque global id.' })
   id!: string;
 
   @Field(() => Int, { description: 'The numeric id REST uses.' })

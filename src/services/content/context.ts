@@ -51,6 +51,12 @@ export interface ProjectAccess {
   policy: ProjectActor | null;
 }
 
+/** A store of rows that change state (issues, merge requests, milestones). */
+interface ChangeableRows<R, P> {
+  update(id: number, patch: P): Promise<R>;
+  updateInState(id: number, state: string, patch: P): Promise<R | undefined>;
+}
+
 export class Ops {
   constructor(readonly context: OpsContext) {}
 
@@ -139,6 +145,25 @@ export class Ops {
       return { state: 'closed', closed_at: this.now, closed_by_id: this.actor.user.id };
     if (transition === 'reopened') return { state: 'opened', closed_at: null, closed_by_id: null };
     return {};
+  }
+
+  /**
+   * Saves a change to an issue, merge request or milestone, stamped now. A state change is
+   * conditional on the state it was decided from: of two parallel closes, one closes (and writes
+   * its event); the other finds the row moved, and `ContentService` runs it again (`RaceLost`).
+   */
+  protected async saveChange<R, P extends { updated_at?: number }>(
+    rows: ChangeableRows<R, P>,
+    row: { id: number; state: string },
+    patch: P,
+    transition: string | null,
+  ): Promise<R> {
+    patch.updated_at = this.now;
+    const updated = transition
+      ? await rows.updateInState(row.id, row.state, patch)
+      : await rows.update(row.id, patch);
+    if (!updated) throw new RaceLost();
+    return updated;
   }
 
   /** Users by id, as views (one query for the batch). */

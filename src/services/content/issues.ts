@@ -24,7 +24,8 @@ import {
   milestoneView,
   projectView,
 } from '../views.js';
-import { Ops, type ProjectAccess, RaceLost } from './context.js';
+import { Ops, type ProjectAccess } from './context.js';
+import { issueDetails } from './issuable-details.js';
 import type { Page } from './members.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -44,12 +45,16 @@ export interface NewIssue {
   milestoneId?: number | null | undefined;
 }
 
-export interface IssueChanges {
+/** What an edit of an issue or a merge request may change: only what is given. */
+export interface TrackedChanges {
   title?: string | undefined;
   description?: string | undefined;
-  confidential?: boolean | undefined;
   milestoneId?: number | null | undefined;
   stateEvent?: TrackedStateEvent | undefined;
+}
+
+export interface IssueChanges extends TrackedChanges {
+  confidential?: boolean | undefined;
 }
 
 export interface IssueListQuery extends Page {
@@ -159,13 +164,7 @@ export class IssueOps extends Ops {
     const transition = trackedTransition(changes.stateEvent, row.state);
     Object.assign(patch, this.transitionColumns(transition));
     if (Object.keys(patch).length === 0) return (await this.details(access, [row]))[0]!;
-    patch.updated_at = this.now;
-    // A state change is conditional on the state it was decided from: of two parallel closes, one
-    // closes (and writes "closed"); the other finds it closed and changes nothing.
-    const updated = transition
-      ? await this.store.issues.updateInState(row.id, row.state, patch)
-      : await this.store.issues.update(row.id, patch);
-    if (!updated) throw new RaceLost();
+    const updated = await this.saveChange(this.store.issues, row, patch, transition);
     if (transition) {
       await this.recorder.record({
         projectId: updated.project_id,
@@ -197,25 +196,6 @@ export class IssueOps extends Ops {
   }
 
   private async details(access: ProjectAccess, rows: IssueRow[]): Promise<IssueDetail[]> {
-    const [users, counts, milestones] = await Promise.all([
-      this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id])),
-      this.store.notes.userNoteCounts(
-        'Issue',
-        rows.map((r) => r.id),
-      ),
-      this.store.content.milestones(
-        rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
-      ),
-    ]);
-    const byId = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
-    const project = projectView(access.project);
-    return rows.map((row) => ({
-      issue: issueView(row),
-      project,
-      author: users.get(row.author_id) ?? null,
-      closedBy: row.closed_by_id === null ? null : (users.get(row.closed_by_id) ?? null),
-      milestone: row.milestone_id === null ? null : (byId.get(row.milestone_id) ?? null),
-      userNotesCount: counts.get(row.id) ?? 0,
-    }));
+    return issueDetails(this.store, rows, access.project);
   }
 }

@@ -15,7 +15,6 @@ import {
 import { can, canApprove, canUpdateTracked } from '../../domain/permissions.js';
 import {
   type FieldErrors,
-  type TrackedStateEvent,
   trackedTransition,
   addError,
   checkDescription,
@@ -30,12 +29,10 @@ import {
   type MilestoneView,
   type ProjectView,
   type UserView,
-  mergeRequestView,
-  milestoneView,
-  projectView,
 } from '../views.js';
-import { Ops, type ProjectAccess, RaceLost } from './context.js';
-import type { IssueListQuery } from './issues.js';
+import { Ops, type ProjectAccess } from './context.js';
+import { mergeRequestDetails } from './issuable-details.js';
+import type { IssueListQuery, TrackedChanges } from './issues.js';
 import { isRowId } from '../../domain/ids.js';
 
 export interface MergeRequestDetail {
@@ -64,12 +61,8 @@ export interface NewMergeRequest {
   milestoneId?: number | null | undefined;
 }
 
-export interface MergeRequestChanges {
-  title?: string | undefined;
-  description?: string | undefined;
+export interface MergeRequestChanges extends TrackedChanges {
   targetBranch?: string | undefined;
-  milestoneId?: number | null | undefined;
-  stateEvent?: TrackedStateEvent | undefined;
 }
 
 export interface MergeRequestListQuery extends Omit<IssueListQuery, 'state'> {
@@ -207,11 +200,7 @@ export class MergeRequestOps extends Ops {
         row.id,
       );
     }
-    patch.updated_at = this.now;
-    const updated = transition
-      ? await this.store.mergeRequests.updateInState(row.id, row.state, patch)
-      : await this.store.mergeRequests.update(row.id, patch);
-    if (!updated) throw new RaceLost();
+    const updated = await this.saveChange(this.store.mergeRequests, row, patch, transition);
     if (transition) await this.event(updated, transition);
     return (await this.details(access, [updated]))[0]!;
   }
@@ -315,27 +304,6 @@ export class MergeRequestOps extends Ops {
     access: ProjectAccess,
     rows: MergeRequestRow[],
   ): Promise<MergeRequestDetail[]> {
-    const [users, counts, milestones] = await Promise.all([
-      this.users(rows.flatMap((r) => [r.author_id, r.closed_by_id, r.merged_by_id])),
-      this.store.notes.userNoteCounts(
-        'MergeRequest',
-        rows.map((r) => r.id),
-      ),
-      this.store.content.milestones(
-        rows.map((r) => r.milestone_id).filter((id): id is number => id !== null),
-      ),
-    ]);
-    const byId = new Map(milestones.map((m) => [m.id, milestoneView(m)]));
-    const project = projectView(access.project);
-    const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
-    return rows.map((row) => ({
-      mergeRequest: mergeRequestView(row),
-      project,
-      author: user(row.author_id),
-      closedBy: user(row.closed_by_id),
-      mergedBy: user(row.merged_by_id),
-      milestone: row.milestone_id === null ? null : (byId.get(row.milestone_id) ?? null),
-      userNotesCount: counts.get(row.id) ?? 0,
-    }));
+    return mergeRequestDetails(this.store, rows, access.project);
   }
 }

@@ -13,7 +13,7 @@ import {
 } from '../../domain/content-rules.js';
 import type { MilestoneRow } from '../../store/schema.js';
 import { type MilestoneView, milestoneView } from '../views.js';
-import { Ops, type ProjectAccess, RaceLost } from './context.js';
+import { Ops, type ProjectAccess } from './context.js';
 import type { Page } from './members.js';
 import { isRowId } from '../../domain/ids.js';
 
@@ -89,11 +89,7 @@ export class MilestoneOps extends Ops {
           : null;
     if (transition) patch.state = transition === 'closed' ? 'closed' : 'active';
     if (Object.keys(patch).length === 0) return milestoneView(row);
-    patch.updated_at = this.now;
-    const updated = transition
-      ? await this.store.milestones.updateInState(row.id, row.state, patch)
-      : await this.store.milestones.update(row.id, patch);
-    if (!updated) throw new RaceLost();
+    const updated = await this.saveChange(this.store.milestones, row, patch, transition);
     if (transition) await this.event(updated, transition);
     return milestoneView(updated);
   }

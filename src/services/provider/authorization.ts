@@ -230,20 +230,17 @@ export class AuthorizationService {
       // A verifier for a code issued without a challenge: a downgrade attempt (RFC 9700 §4.8.2).
       throw new OAuthError('invalid_grant');
     }
-    const minted = this.tokens.mint({
-      applicationId: client.id,
-      userId: grant.user_id,
-      scopes: splitScopes(grant.scopes),
-      withRefresh: true,
-      grantId: grant.id,
-      authTime: grant.auth_time,
-    });
-    const issued = await this.oauth.consumeGrantAndIssue(grant.id, now, minted.row);
-    if (!issued) {
-      await this.oauth.revokeGrantFamily(grant.id, now);
-      throw new OAuthError('invalid_grant');
-    }
-    return this.tokens.response(minted);
+    return this.tokens.issuePair(
+      {
+        applicationId: client.id,
+        userId: grant.user_id,
+        scopes: splitScopes(grant.scopes),
+        grantId: grant.id,
+        authTime: grant.auth_time,
+      },
+      (row) => this.oauth.consumeGrantAndIssue(grant.id, now, row),
+      () => this.oauth.revokeGrantFamily(grant.id, now),
+    );
   }
 
   /** The scopes a grant was consented with (the ceiling for refreshes). */

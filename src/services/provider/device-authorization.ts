@@ -175,17 +175,16 @@ export class DeviceAuthorizationService {
     if (row.status !== 'approved' || row.user_id === null) {
       throw new OAuthError('authorization_pending');
     }
-    const minted = this.tokens.mint({
-      applicationId: client.id,
-      userId: row.user_id,
-      scopes: splitScopes(row.scopes),
-      withRefresh: true,
-      grantId: null,
-      authTime: row.auth_time,
-    });
-    const issued = await this.grants.consumeAndIssue(row.id, now, minted.row);
-    if (!issued) throw new OAuthError('invalid_grant');
-    return this.tokens.response(minted);
+    return this.tokens.issuePair(
+      {
+        applicationId: client.id,
+        userId: row.user_id,
+        scopes: splitScopes(row.scopes),
+        grantId: null,
+        authTime: row.auth_time,
+      },
+      (token) => this.grants.consumeAndIssue(row.id, now, token),
+    );
   }
 
   private isPending(row: OAuthDeviceGrantRow): boolean {

@@ -105,6 +105,24 @@ export class OAuthTokenService {
   }
 
   /**
+   * A token pair, stored by `store`: the one step that also consumes what it was granted for (a
+   * code, a device grant, the refresh token it replaces). When that step finds it consumed
+   * already, `lost` runs and the answer is `invalid_grant`.
+   */
+  async issuePair(
+    options: Omit<MintOptions, 'withRefresh'>,
+    store: (row: NewToken) => Promise<unknown>,
+    lost?: () => Promise<unknown>,
+  ): Promise<TokenResponse> {
+    const minted = this.mint({ ...options, withRefresh: true });
+    if (!(await store(minted.row))) {
+      await lost?.();
+      throw new OAuthError('invalid_grant');
+    }
+    return this.response(minted);
+  }
+
+  /**
    * The refresh grant (GitLab's validation order). Rotation is immediate: the presented pair dies
    * as its successor is born. Presenting a dead refresh token is treated as theft (RFC 9700
    * §4.14.2): the whole family, including the newest pair, is revoked.
@@ -125,22 +143,19 @@ export class OAuthTokenService {
     const current = splitScopes(row.scopes);
     const ceiling = (row.grant_id !== null ? await original(row.grant_id) : null) ?? current;
     const scopes = resolveScopes(requestedScope, ceiling, current);
-    const minted = this.mint({
-      applicationId: row.application_id,
-      userId: row.user_id,
-      scopes,
-      withRefresh: true,
-      grantId: row.grant_id,
-      familyId: row.family_id,
-      authTime: row.auth_time,
-    });
-    const next = await this.oauth.rotate(row.id, now, minted.row);
-    if (!next) {
+    return this.issuePair(
+      {
+        applicationId: row.application_id,
+        userId: row.user_id,
+        scopes,
+        grantId: row.grant_id,
+        familyId: row.family_id,
+        authTime: row.auth_time,
+      },
+      (next) => this.oauth.rotate(row.id, now, next),
       // Another request rotated it first: a concurrent replay, handled like any other.
-      await this.oauth.revokeFamily(row.family_id, now);
-      throw new OAuthError('invalid_grant');
-    }
-    return this.response(minted);
+      () => this.oauth.revokeFamily(row.family_id, now),
+    );
   }
 
   /** Looks a presented token up as an access token or a refresh token, hint first. */

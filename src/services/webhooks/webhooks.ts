@@ -12,6 +12,7 @@ import { openHookToken, sealHookToken, tokenChange } from '../../domain/webhook-
 import { EVENT_HEADER, HOOK_TRIGGERS, type HookTrigger } from '../../domain/webhook-triggers.js';
 import type { ProjectLinks } from '../../domain/links.js';
 import type { ProjectHookRow } from '../../store/schema.js';
+import type { NewDelivery } from '../../store/webhooks.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { EventHooks, WrittenEvent } from '../activity/event-hooks.js';
@@ -35,6 +36,12 @@ export interface DeliveryPage {
   deliveries: DeliveryView[];
   total: number;
 }
+
+/** What a manual delivery (a test, a resend) carries; the rest is the same for every one. */
+type ManualDelivery = Pick<
+  NewDelivery,
+  'event_id' | 'event_header' | 'trigger' | 'event_uuid' | 'idempotency_key' | 'payload'
+>;
 
 /** Deliveries the page shows per hook. */
 export const RECENT_DELIVERIES = 10;
@@ -117,8 +124,14 @@ export class WebhookService {
     return project;
   }
 
-  private async hookRow(projectId: number, hookId: number): Promise<ProjectHookRow> {
-    const hook = isRowId(hookId) ? await this.store.webhooks.hook(projectId, hookId) : undefined;
+  /** A hook of a project whose hooks the actor may administer; 404 when the project has none such. */
+  private async projectHook(
+    actor: Actor | null,
+    idOrPath: string,
+    hookId: number,
+  ): Promise<ProjectHookRow> {
+    const project = await this.hooksProject(actor, idOrPath);
+    const hook = isRowId(hookId) ? await this.store.webhooks.hook(project.id, hookId) : undefined;
     if (!hook) throw new NotFoundError('Hook');
     return hook;
   }
@@ -144,8 +157,7 @@ export class WebhookService {
   }
 
   async get(actor: Actor | null, idOrPath: string, hookId: number): Promise<HookView> {
-    const project = await this.hooksProject(actor, idOrPath);
-    return hookView(await this.hookRow(project.id, hookId), this.clock.now());
+    return hookView(await this.projectHook(actor, idOrPath, hookId), this.clock.now());
   }
 
   async create(
@@ -180,8 +192,7 @@ export class WebhookService {
     hookId: number,
     input: HookInput,
   ): Promise<HookView> {
-    const project = await this.hooksProject(actor, idOrPath);
-    const found = await this.hookRow(project.id, hookId);
+    const found = await this.projectHook(actor, idOrPath, hookId);
     if (input.url !== undefined) this.checkUrl(input.url);
     this.checkFields(input);
     const row = await this.store.transaction(async (tx) => {
@@ -221,8 +232,7 @@ export class WebhookService {
   }
 
   async remove(actor: Actor | null, idOrPath: string, hookId: number): Promise<void> {
-    const project = await this.hooksProject(actor, idOrPath);
-    const hook = await this.hookRow(project.id, hookId);
+    const hook = await this.projectHook(actor, idOrPath, hookId);
     if (!(await this.store.transaction((tx) => tx.webhooks.deleteHook(hook.id)))) {
       throw new NotFoundError('Hook');
     }
@@ -239,32 +249,19 @@ export class WebhookService {
     hookId: number,
     trigger: HookTrigger,
   ): Promise<DeliveryView> {
-    const project = await this.hooksProject(actor, idOrPath);
-    const hook = await this.hookRow(project.id, hookId);
-    const sample = await this.sampleEvent(project.id, trigger, actor);
+    const hook = await this.projectHook(actor, idOrPath, hookId);
+    const sample = await this.sampleEvent(hook.project_id, trigger, actor);
     if (!sample) throw new UnprocessableError(SAMPLE_MISSING[trigger]);
     const body = await eventBody(this.store, sample, this.settings.links());
     if (!body) throw new UnprocessableError(SAMPLE_MISSING[trigger]);
-    const now = this.clock.now();
-    const key = randomUUID();
-    await this.store.webhooks.enqueue([
-      {
-        hook_id: hook.id,
-        event_id: null,
-        event_header: EVENT_HEADER[trigger],
-        trigger: testTrigger(trigger),
-        event_uuid: randomUUID(),
-        idempotency_key: key,
-        payload: JSON.stringify(body.payload),
-        status: 'pending',
-        next_attempt_at: now,
-        created_at: now,
-        manual: 1,
-      },
-    ]);
-    this.worker.poke();
-    const [queued] = await this.store.webhooks.recent(hook.id, 1);
-    return deliveryView(queued!);
+    return this.sendNow(hook.id, {
+      event_id: null,
+      event_header: EVENT_HEADER[trigger],
+      trigger: testTrigger(trigger),
+      event_uuid: randomUUID(),
+      idempotency_key: randomUUID(),
+      payload: JSON.stringify(body.payload),
+    });
   }
 
   private async sampleEvent(
@@ -331,8 +328,7 @@ export class WebhookService {
     hookId: number,
     page: { offset: number; limit: number },
   ): Promise<DeliveryPage> {
-    const project = await this.hooksProject(actor, idOrPath);
-    const hook = await this.hookRow(project.id, hookId);
+    const hook = await this.projectHook(actor, idOrPath, hookId);
     const [rows, total] = await Promise.all([
       this.store.webhooks.recent(hook.id, page.limit, page.offset),
       this.store.webhooks.countFor(hook.id),
@@ -350,22 +346,31 @@ export class WebhookService {
     hookId: number,
     deliveryId: number,
   ): Promise<DeliveryView> {
-    const project = await this.hooksProject(actor, idOrPath);
-    const hook = await this.hookRow(project.id, hookId);
+    const hook = await this.projectHook(actor, idOrPath, hookId);
     const original = isRowId(deliveryId)
       ? await this.store.webhooks.delivery(hook.id, deliveryId)
       : undefined;
     if (!original) throw new NotFoundError('Event');
+    return this.sendNow(hook.id, {
+      event_id: original.event_id,
+      event_header: original.event_header,
+      trigger: original.trigger,
+      event_uuid: original.event_uuid,
+      idempotency_key: original.idempotency_key,
+      payload: original.payload,
+    });
+  }
+
+  /**
+   * Queues one manual delivery to a hook and wakes the worker: it goes at once, even when the
+   * hook is disabled (a success enables it again).
+   */
+  private async sendNow(hookId: number, delivery: ManualDelivery): Promise<DeliveryView> {
     const now = this.clock.now();
     await this.store.webhooks.enqueue([
       {
-        hook_id: hook.id,
-        event_id: original.event_id,
-        event_header: original.event_header,
-        trigger: original.trigger,
-        event_uuid: original.event_uuid,
-        idempotency_key: original.idempotency_key,
-        payload: original.payload,
+        hook_id: hookId,
+        ...delivery,
         status: 'pending',
         next_attempt_at: now,
         created_at: now,
@@ -373,7 +378,7 @@ export class WebhookService {
       },
     ]);
     this.worker.poke();
-    const [queued] = await this.store.webhooks.recent(hook.id, 1);
+    const [queued] = await this.store.webhooks.recent(hookId, 1);
     return deliveryView(queued!);
   }
 
