@@ -4,16 +4,17 @@ import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { IssueDetail } from '../services/content/issues.js';
 import { bool, int, intOrNull, ints, str } from './body.js';
+import { boolean, integer, integers, nullable, required, text, values } from './params.js';
 import { presentIssue } from './entities.js';
 import { sendJson } from '../http/json.js';
 import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' }, required: true } } as const;
-const ISSUE = { ...PROJECT, issue_iid: { type: { kind: 'integer' }, required: true } } as const;
+const PROJECT = { id: required(text()) } as const;
+const ISSUE = { ...PROJECT, issue_iid: required(integer()) } as const;
 const FIELDS = {
-  description: { type: { kind: 'string' } },
-  confidential: { type: { kind: 'boolean' } },
-  milestone_id: { type: { kind: 'integer' }, nullable: true },
+  description: text(),
+  confidential: boolean(),
+  milestone_id: nullable(integer()),
 } as const;
 
 export function issueRoutes(app: FastifyInstance, services: Services): void {
@@ -27,9 +28,9 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
     const p = params(request, {
       ...PROJECT,
       ...PAGE_PARAMS,
-      state: { type: { kind: 'values', values: ['opened', 'closed', 'all'] } },
-      iids: { type: { kind: 'integers' } },
-      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+      state: values(['opened', 'closed', 'all']),
+      iids: integers(),
+      sort: values(['asc', 'desc']),
     });
     const page = pageOf(p);
     const state = str(p.state);
@@ -59,7 +60,7 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
     write(services, request, reply, 201, async (ops) => {
       const p = params(request, {
         ...PROJECT,
-        title: { type: { kind: 'string' }, required: true },
+        title: required(text()),
         ...FIELDS,
       });
       return present(
@@ -77,9 +78,9 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
     write(services, request, reply, 200, async (ops) => {
       const p = params(request, {
         ...ISSUE,
-        title: { type: { kind: 'string' } },
+        title: text(),
         ...FIELDS,
-        state_event: { type: { kind: 'values', values: TRACKED_STATE_EVENTS } },
+        state_event: values(TRACKED_STATE_EVENTS),
       });
       requireOneOf(p, ['title', 'description', 'confidential', 'milestone_id', 'state_event']);
       return present(

@@ -3,19 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import { ACCESS_LEVEL_VALUES } from '../domain/vocabulary.js';
 import type { Services } from '../services/container.js';
 import { int, str } from './body.js';
+import { day, integer, nullable, required, text, values } from './params.js';
 import { presentMember } from './entities.js';
 import { sendJson } from '../http/json.js';
 import { PAGE_PARAMS, pageOf, params, reader, sendPage, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' }, required: true } } as const;
-const MEMBER = { ...PROJECT, user_id: { type: { kind: 'integer' }, required: true } } as const;
+const PROJECT = { id: required(text()) } as const;
+const MEMBER = { ...PROJECT, user_id: required(integer()) } as const;
 const NEW_MEMBER = {
   ...MEMBER,
-  access_level: {
-    type: { kind: 'values', values: ACCESS_LEVEL_VALUES.map(String) },
-    required: true,
-  },
-  expires_at: { type: { kind: 'day' }, nullable: true },
+  access_level: required(values(ACCESS_LEVEL_VALUES.map(String))),
+  expires_at: nullable(day()),
 } as const;
 
 export function memberRoutes(app: FastifyInstance, services: Services): void {

@@ -7,14 +7,15 @@ import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { MergeRequestDetail } from '../services/content/merge-requests.js';
 import { int, intOrNull, ints, str } from './body.js';
+import { integer, integers, nullable, required, text, values } from './params.js';
 import { presentApprovals, presentMergeRequest } from './entities.js';
 import { sendJson } from '../http/json.js';
 import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' } as const, required: true } };
+const PROJECT = { id: required(text()) };
 const MR = {
   ...PROJECT,
-  merge_request_iid: { type: { kind: 'integer' } as const, required: true },
+  merge_request_iid: required(integer()),
 };
 const STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -31,9 +32,9 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
     const p = params(request, {
       ...PROJECT,
       ...PAGE_PARAMS,
-      state: { type: { kind: 'values', values: [...STATES, 'all'] } },
-      iids: { type: { kind: 'integers' } },
-      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+      state: values([...STATES, 'all']),
+      iids: integers(),
+      sort: values(['asc', 'desc']),
     });
     const page = pageOf(p);
     const state = str(p.state);
@@ -67,11 +68,11 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
     write(services, request, reply, 201, async (ops) => {
       const p = params(request, {
         ...PROJECT,
-        source_branch: { type: { kind: 'string' }, required: true },
-        target_branch: { type: { kind: 'string' }, required: true },
-        title: { type: { kind: 'string' }, required: true },
-        description: { type: { kind: 'string' } },
-        milestone_id: { type: { kind: 'integer' }, nullable: true },
+        source_branch: required(text()),
+        target_branch: required(text()),
+        title: required(text()),
+        description: text(),
+        milestone_id: nullable(integer()),
       });
       return present(
         await ops.mergeRequests.create(str(p.id)!, {
@@ -89,11 +90,11 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
     write(services, request, reply, 200, async (ops) => {
       const p = params(request, {
         ...MR,
-        title: { type: { kind: 'string' } },
-        description: { type: { kind: 'string' } },
-        target_branch: { type: { kind: 'string' } },
-        milestone_id: { type: { kind: 'integer' }, nullable: true },
-        state_event: { type: { kind: 'values', values: TRACKED_STATE_EVENTS } },
+        title: text(),
+        description: text(),
+        target_branch: text(),
+        milestone_id: nullable(integer()),
+        state_event: values(TRACKED_STATE_EVENTS),
       });
       requireOneOf(p, ['title', 'description', 'target_branch', 'milestone_id', 'state_event']);
       return present(

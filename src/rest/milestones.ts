@@ -4,19 +4,20 @@ import { MILESTONE_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { MilestoneView, ProjectView } from '../services/views.js';
 import { int, ints, str, strOrNull } from './body.js';
+import { day, integer, integers, nullable, required, text, values } from './params.js';
 import { presentMilestone } from './entities.js';
 import { sendJson } from '../http/json.js';
 import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' } as const, required: true } };
+const PROJECT = { id: required(text()) };
 const MILESTONE = {
   ...PROJECT,
-  milestone_id: { type: { kind: 'integer' } as const, required: true },
+  milestone_id: required(integer()),
 };
 const FIELDS = {
-  description: { type: { kind: 'string' } },
-  due_date: { type: { kind: 'day' }, nullable: true },
-  start_date: { type: { kind: 'day' }, nullable: true },
+  description: text(),
+  due_date: nullable(day()),
+  start_date: nullable(day()),
 } as const;
 
 export function milestoneRoutes(app: FastifyInstance, services: Services): void {
@@ -32,9 +33,9 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
     const p = params(request, {
       ...PROJECT,
       ...PAGE_PARAMS,
-      state: { type: { kind: 'values', values: ['active', 'closed'] } },
-      iids: { type: { kind: 'integers' } },
-      title: { type: { kind: 'string' } },
+      state: values(['active', 'closed']),
+      iids: integers(),
+      title: text(),
     });
     const page = pageOf(p);
     const { project } = await ops.projects.get(str(p.id)!);
@@ -67,7 +68,7 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
     write(services, request, reply, 201, async (ops) => {
       const p = params(request, {
         ...PROJECT,
-        title: { type: { kind: 'string' }, required: true },
+        title: required(text()),
         ...FIELDS,
       });
       const milestone = await ops.milestones.create(str(p.id)!, {
@@ -85,9 +86,9 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
     write(services, request, reply, 200, async (ops) => {
       const p = params(request, {
         ...MILESTONE,
-        title: { type: { kind: 'string' } },
+        title: text(),
         ...FIELDS,
-        state_event: { type: { kind: 'values', values: MILESTONE_STATE_EVENTS } },
+        state_event: values(MILESTONE_STATE_EVENTS),
       });
       requireOneOf(p, ['title', 'description', 'due_date', 'start_date', 'state_event']);
       const milestone = await ops.milestones.update(str(p.id)!, int(p.milestone_id)!, {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { NoteableRef } from '../services/content/notes.js';
 import { type ParamValue, int, str } from './body.js';
+import { integer, required, text, values } from './params.js';
 import { presentNoteEntity } from './entities.js';
 import { PAGE_PARAMS, pageOf, params, reader, sendPage, write } from './writes.js';
 
@@ -23,8 +24,8 @@ export function noteRoutes(app: FastifyInstance, services: Services): void {
   for (const [segment, key, ref] of NOTEABLES) {
     const path = `/projects/:id/${segment}/:${key}/notes`;
     const target = {
-      id: { type: { kind: 'string' } as const, required: true },
-      [key]: { type: { kind: 'integer' } as const, required: true },
+      id: required(text()),
+      [key]: required(integer()),
     };
 
     app.get(path, async (request, reply) => {
@@ -32,8 +33,8 @@ export function noteRoutes(app: FastifyInstance, services: Services): void {
       const p = params(request, {
         ...target,
         ...PAGE_PARAMS,
-        sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
-        order_by: { type: { kind: 'values', values: ['created_at', 'updated_at'] } },
+        sort: values(['asc', 'desc']),
+        order_by: values(['created_at', 'updated_at']),
       });
       const page = pageOf(p);
       const list = await ops.notes.list(
@@ -58,7 +59,7 @@ export function noteRoutes(app: FastifyInstance, services: Services): void {
       write(services, request, reply, 201, async (ops) => {
         const p = params(request, {
           ...target,
-          body: { type: { kind: 'string' }, required: true },
+          body: required(text()),
         });
         const note = await ops.notes.create(
           str(p.id)!,

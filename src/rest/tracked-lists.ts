@@ -10,6 +10,7 @@ import type { Services } from '../services/container.js';
 import type { TrackedListParams } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { int, str } from './body.js';
+import { integer, text, values } from './params.js';
 import { presentIssue, presentMergeRequest } from './entities.js';
 import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
@@ -45,12 +46,12 @@ const MERGE_REQUEST_ORDERS = [
 function listParams(states: readonly string[], orders: readonly string[]) {
   return {
     ...PAGE_PARAMS,
-    scope: { type: { kind: 'values', values: SCOPES } },
-    state: { type: { kind: 'values', values: states } },
-    search: { type: { kind: 'string' } },
-    author_id: { type: { kind: 'integer' } },
-    order_by: { type: { kind: 'values', values: orders } },
-    sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+    scope: values(SCOPES),
+    state: values(states),
+    search: text(),
+    author_id: integer(),
+    order_by: values(orders),
+    sort: values(['asc', 'desc']),
   } as const;
 }
 

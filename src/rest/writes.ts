@@ -13,7 +13,9 @@ import type { Services } from '../services/container.js';
 import type { Listed } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
-import { type ParamSpec, type ParamValue, mergedParams, readParams } from './body.js';
+import type { TProperties } from '@sinclair/typebox';
+import { type ParamValue, type Params, mergedParams, readParams } from './body.js';
+import { integer } from './params.js';
 import { setPaginationHeaders } from './pagination.js';
 import type { NormalizedQuery } from './query.js';
 
@@ -23,13 +25,10 @@ export const actorOf = (principal: Principal): Actor => ({
 });
 
 /** The request's parameters (query, body, then path), declared and coerced as Grape does. */
-export function params<S extends Record<string, ParamSpec>>(
-  request: FastifyRequest,
-  specs: S,
-): { [K in keyof S]?: ParamValue } {
+export function params<P extends TProperties>(request: FastifyRequest, properties: P): Params<P> {
   return readParams(
     mergedParams(request.query, request.body, request.params as Record<string, string>),
-    specs,
+    properties,
   );
 }
 
@@ -86,9 +85,9 @@ export function requireOneOf(values: Record<string, unknown>, names: readonly st
 
 /** `page`/`per_page` as declared parameters of every list. */
 export const PAGE_PARAMS = {
-  page: { type: { kind: 'integer' } },
-  per_page: { type: { kind: 'integer' } },
-} as const satisfies Record<string, ParamSpec>;
+  page: integer(),
+  per_page: integer(),
+};
 
 export function pageOf(values: { page?: ParamValue; per_page?: ParamValue }) {
   const page = offsetPageOf({
