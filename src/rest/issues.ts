@@ -6,10 +6,10 @@ import type { IssueDetail } from '../services/content/issues.js';
 import { bool, int, intOrNull, ints, str } from './body.js';
 import { boolean, integer, integers, nullable, required, text, values } from './params.js';
 import { presentIssue } from './entities.js';
+import { trackedEdit } from './tracked-edit.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
 
-const PROJECT = { id: required(text()) } as const;
 const ISSUE = { ...PROJECT, issue_iid: required(integer()) } as const;
 const FIELDS = {
   description: text(),
@@ -23,32 +23,29 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
   const present = (detail: IssueDetail) =>
     presentIssue(detail, url(), utcDay(services.clock.now()));
 
-  app.get('/projects/:id/issues', async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, {
-      ...PROJECT,
-      ...PAGE_PARAMS,
-      state: values(['opened', 'closed', 'all']),
-      iids: integers(),
-      sort: values(['asc', 'desc']),
-    });
-    const page = pageOf(p);
-    const state = str(p.state);
-    const list = await ops.issues.list(str(p.id)!, {
-      ...page,
-      state: state === 'opened' || state === 'closed' ? state : undefined,
-      iids: ints(p.iids),
-      sort: p.sort === 'asc' ? 'asc' : 'desc',
-    });
-    return sendPage(
+  app.get(
+    '/projects/:id/issues',
+    listRoute(
       services,
-      request,
-      reply,
-      page,
-      { items: list.issues, total: list.total },
-      present,
-    );
-  });
+      {
+        ...PROJECT,
+        ...PAGE_PARAMS,
+        state: values(['opened', 'closed', 'all']),
+        iids: integers(),
+        sort: values(['asc', 'desc']),
+      },
+      async (ops, p, page) => {
+        const state = str(p.state);
+        const list = await ops.issues.list(str(p.id)!, {
+          ...page,
+          state: state === 'opened' || state === 'closed' ? state : undefined,
+          iids: ints(p.iids),
+          sort: p.sort === 'asc' ? 'asc' : 'desc',
+        });
+        return { items: list.issues.map(present), total: list.total };
+      },
+    ),
+  );
 
   app.get('/projects/:id/issues/:issue_iid', async (request, reply) => {
     const ops = await reader(services, request, reply);
@@ -85,11 +82,8 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
       requireOneOf(p, ['title', 'description', 'confidential', 'milestone_id', 'state_event']);
       return present(
         await ops.issues.update(str(p.id)!, int(p.issue_iid)!, {
-          title: str(p.title),
-          description: str(p.description),
+          ...trackedEdit(p),
           confidential: bool(p.confidential),
-          milestoneId: intOrNull(p.milestone_id),
-          stateEvent: str(p.state_event) as (typeof TRACKED_STATE_EVENTS)[number] | undefined,
         }),
       );
     }),

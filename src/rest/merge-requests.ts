@@ -9,10 +9,10 @@ import type { MergeRequestDetail } from '../services/content/merge-requests.js';
 import { int, intOrNull, ints, str } from './body.js';
 import { integer, integers, nullable, required, text, values } from './params.js';
 import { presentApprovals, presentMergeRequest } from './entities.js';
+import { trackedEdit } from './tracked-edit.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
 
-const PROJECT = { id: required(text()) };
 const MR = {
   ...PROJECT,
   merge_request_iid: required(integer()),
@@ -27,32 +27,29 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
   const path = '/projects/:id/merge_requests';
   const one = `${path}/:merge_request_iid`;
 
-  app.get(path, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, {
-      ...PROJECT,
-      ...PAGE_PARAMS,
-      state: values([...STATES, 'all']),
-      iids: integers(),
-      sort: values(['asc', 'desc']),
-    });
-    const page = pageOf(p);
-    const state = str(p.state);
-    const list = await ops.mergeRequests.list(str(p.id)!, {
-      ...page,
-      state: STATES.find((s) => s === state),
-      iids: ints(p.iids),
-      sort: p.sort === 'asc' ? 'asc' : 'desc',
-    });
-    return sendPage(
+  app.get(
+    path,
+    listRoute(
       services,
-      request,
-      reply,
-      page,
-      { items: list.mergeRequests, total: list.total },
-      present,
-    );
-  });
+      {
+        ...PROJECT,
+        ...PAGE_PARAMS,
+        state: values([...STATES, 'all']),
+        iids: integers(),
+        sort: values(['asc', 'desc']),
+      },
+      async (ops, p, page) => {
+        const state = str(p.state);
+        const list = await ops.mergeRequests.list(str(p.id)!, {
+          ...page,
+          state: STATES.find((s) => s === state),
+          iids: ints(p.iids),
+          sort: p.sort === 'asc' ? 'asc' : 'desc',
+        });
+        return { items: list.mergeRequests.map(present), total: list.total };
+      },
+    ),
+  );
 
   app.get(one, async (request, reply) => {
     const ops = await reader(services, request, reply);
@@ -99,11 +96,8 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
       requireOneOf(p, ['title', 'description', 'target_branch', 'milestone_id', 'state_event']);
       return present(
         await ops.mergeRequests.update(str(p.id)!, int(p.merge_request_iid)!, {
-          title: str(p.title),
-          description: str(p.description),
+          ...trackedEdit(p),
           targetBranch: str(p.target_branch),
-          milestoneId: intOrNull(p.milestone_id),
-          stateEvent: str(p.state_event) as (typeof TRACKED_STATE_EVENTS)[number] | undefined,
         }),
       );
     }),

@@ -7,9 +7,8 @@ import { int, ints, str, strOrNull } from './body.js';
 import { day, integer, integers, nullable, required, text, values } from './params.js';
 import { presentMilestone } from './entities.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
 
-const PROJECT = { id: required(text()) };
 const MILESTONE = {
   ...PROJECT,
   milestone_id: required(integer()),
@@ -28,33 +27,30 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
   const present = (project: ProjectView) => (milestone: MilestoneView) =>
     presentMilestone(milestone, project, url(), utcDay(services.clock.now()));
 
-  app.get(path, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, {
-      ...PROJECT,
-      ...PAGE_PARAMS,
-      state: values(['active', 'closed']),
-      iids: integers(),
-      title: text(),
-    });
-    const page = pageOf(p);
-    const { project } = await ops.projects.get(str(p.id)!);
-    const state = str(p.state);
-    const list = await ops.milestones.list(String(project.id), {
-      ...page,
-      state: state === 'active' || state === 'closed' ? state : undefined,
-      iids: ints(p.iids),
-      title: str(p.title),
-    });
-    return sendPage(
+  app.get(
+    path,
+    listRoute(
       services,
-      request,
-      reply,
-      page,
-      { items: list.milestones, total: list.total },
-      present(project),
-    );
-  });
+      {
+        ...PROJECT,
+        ...PAGE_PARAMS,
+        state: values(['active', 'closed']),
+        iids: integers(),
+        title: text(),
+      },
+      async (ops, p, page) => {
+        const { project } = await ops.projects.get(str(p.id)!);
+        const state = str(p.state);
+        const list = await ops.milestones.list(String(project.id), {
+          ...page,
+          state: state === 'active' || state === 'closed' ? state : undefined,
+          iids: ints(p.iids),
+          title: str(p.title),
+        });
+        return { items: list.milestones.map(present(project)), total: list.total };
+      },
+    ),
+  );
 
   app.get(one, async (request, reply) => {
     const ops = await reader(services, request, reply);

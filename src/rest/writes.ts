@@ -15,7 +15,7 @@ import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import type { TProperties } from '@sinclair/typebox';
 import { type ParamValue, type Params, mergedParams, readParams } from './body.js';
-import { integer } from './params.js';
+import { integer, required, text } from './params.js';
 import { setPaginationHeaders } from './pagination.js';
 import type { NormalizedQuery } from './query.js';
 
@@ -83,6 +83,9 @@ export function requireOneOf(values: Record<string, unknown>, names: readonly st
   ]);
 }
 
+/** `:id` of a project: a number or a (URL-encoded) path. */
+export const PROJECT = { id: required(text()) };
+
 /** `page`/`per_page` as declared parameters of every list. */
 export const PAGE_PARAMS = {
   page: integer(),
@@ -95,6 +98,27 @@ export function pageOf(values: { page?: ParamValue; per_page?: ParamValue }) {
     ...(typeof values.per_page === 'number' ? { per_page: String(values.per_page) } : {}),
   });
   return { ...page, offset: (page.page - 1) * page.perPage, limit: page.perPage };
+}
+
+/**
+ * A content list route: read as `reader` reads, the declared parameters (`PAGE_PARAMS` among
+ * them, where the declaration puts them), and the page `list` finds, already presented.
+ */
+export function listRoute<P extends TProperties>(
+  services: Services,
+  properties: P,
+  list: (
+    ops: ContentOps,
+    p: Params<P>,
+    page: ReturnType<typeof pageOf>,
+  ) => Promise<{ items: unknown[]; total: number }>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, properties);
+    const page = pageOf(p as Params<typeof PAGE_PARAMS>);
+    return sendPage(services, request, reply, page, await list(ops, p, page), (item) => item);
+  };
 }
 
 /** A page of a list with GitLab's pagination headers. */
