@@ -31,14 +31,14 @@ export interface HookProject {
   defaultBranch: string;
 }
 
-export interface HookIssue {
+/** What issue and merge request bodies share. */
+interface HookTracked {
   id: number;
   iid: number;
   projectId: number;
   title: string;
   description: string;
   authorId: number;
-  confidential: boolean;
   state: string;
   createdAt: number;
   updatedAt: number;
@@ -46,22 +46,15 @@ export interface HookIssue {
   milestoneId: number | null;
 }
 
-export interface HookMergeRequest {
-  id: number;
-  iid: number;
-  projectId: number;
-  title: string;
-  description: string;
-  authorId: number;
-  state: string;
+export interface HookIssue extends HookTracked {
+  confidential: boolean;
+}
+
+export interface HookMergeRequest extends HookTracked {
   sourceBranch: string;
   targetBranch: string;
-  createdAt: number;
-  updatedAt: number;
   mergedAt: number | null;
-  closedAt: number | null;
   mergedById: number | null;
-  milestoneId: number | null;
 }
 
 export interface HookNote {

@@ -18,38 +18,22 @@
  *   that does not answer is dropped; shutdown closes every socket with 1001.
  * - Bad frames get graphql-ws' protocol close codes (4400 malformed, 4409 duplicate id, 4401
  *   subscribe before init, 4429 init twice, 4408 no init within 3 s); bad operations get an
- *   `error` message with `extensions.code`, as HTTP requests get them.
+ *   `error` message with `extensions.code`: the same rule set as HTTP (operation-check.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import {
-  type DocumentNode,
-  type ExecutionArgs,
-  GraphQLError,
-  type GraphQLSchema,
-  getOperationAST,
-  getVariableValues,
-  parse,
-  specifiedRules,
-  validate,
-} from 'graphql';
+import { type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
 import { type Context, CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ValidationError, isServiceError } from '../domain/errors.js';
+import { isServiceError } from '../domain/errors.js';
 import { socketPrincipal } from '../http/credentials.js';
 import type { Principal } from '../services/accounts/credentials.js';
 import type { Services } from '../services/container.js';
 import { SlowConsumerError } from '../services/live/live-activity.js';
 import { createContext } from './context.js';
-import { type GraphqlCode, formatExecutionError, graphqlError } from './errors.js';
-import {
-  MAX_COMPLEXITY,
-  MAX_DEPTH,
-  MAX_QUERY_LENGTH,
-  queryComplexity,
-  queryDepth,
-} from './limits.js';
+import { type GraphqlCode, RequestError, formatExecutionError, graphqlError } from './errors.js';
+import { type CheckedOperation, OperationCheck } from './operation-check.js';
 
 export const LIVE_LIMITS = {
   /** Largest frame accepted; a larger one closes the socket with 1009 (Message Too Big). */
@@ -117,33 +101,13 @@ export function liveSocket(
 ): void {
   const log: FastifyBaseLogger = app.log;
   const perOwner = new Map<string, number>();
-  const documents = new Map<string, DocumentNode | GraphQLError[]>();
+  const operations = new OperationCheck(schema);
 
   const release = (extra: Extra, id: string) => {
     if (!extra.active.delete(id)) return;
     const left = (perOwner.get(extra.owner) ?? 1) - 1;
     if (left <= 0) perOwner.delete(extra.owner);
     else perOwner.set(extra.owner, left);
-  };
-
-  /** Parsed and validated once per distinct text, as the HTTP gate does. */
-  const documentOf = (source: string): DocumentNode | GraphQLError[] => {
-    let found = documents.get(source);
-    if (found) return found;
-    try {
-      const document = parse(source, { maxTokens: 5_000 });
-      const errors = validate(schema, document, specifiedRules, { maxErrors: 5 });
-      found =
-        errors.length > 0
-          ? failure('GRAPHQL_VALIDATION_FAILED', errors[0]!.message, errors[0])
-          : document;
-    } catch (error) {
-      if (!(error instanceof GraphQLError)) throw error;
-      found = failure('GRAPHQL_PARSE_FAILED', error.message);
-    }
-    if (documents.size >= 1_000) documents.delete(documents.keys().next().value!);
-    documents.set(source, found);
-    return found;
   };
 
   const server = makeServer<Record<string, unknown>, Extra>({
@@ -168,50 +132,20 @@ export function liveSocket(
     },
     onSubscribe: (ctx, id, payload): ExecutionArgs | readonly GraphQLError[] => {
       const { extra } = ctx;
-      if (typeof payload.query !== 'string' || payload.query.length > MAX_QUERY_LENGTH) {
-        return failure('QUERY_TOO_LARGE', 'Query too large');
-      }
-      const document = documentOf(payload.query);
-      if (Array.isArray(document)) return document;
-      const operationName = payload.operationName ?? undefined;
-      const operation = getOperationAST(document as DocumentNode, operationName);
-      if (!operation) {
-        return failure('OPERATION_RESOLUTION_FAILURE', 'Unknown operation.');
-      }
-      if (operation.operation !== 'subscription') {
-        return failure(
-          'BAD_REQUEST',
-          'Only subscriptions are served over WebSocket; send queries and mutations over HTTP.',
-        );
-      }
-      const variables = payload.variables ?? {};
-      const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, {
-        maxErrors: 5,
-      });
-      if (coerced.errors) return failure('BAD_USER_INPUT', coerced.errors[0]!.message);
-      const anonymous = extra.principal === null;
-      const depth = queryDepth(document as DocumentNode, operation);
-      const maxDepth = MAX_DEPTH[anonymous ? 'anonymous' : 'authenticated'];
-      if (depth > maxDepth) {
-        return failure(
-          'QUERY_TOO_DEEP',
-          `Query has depth of ${depth}, which exceeds max depth of ${maxDepth}`,
-        );
-      }
-      let complexity: number;
+      let checked: CheckedOperation;
       try {
-        complexity = queryComplexity(schema, document as DocumentNode, operationName, variables);
+        checked = operations.check({
+          source: payload.query,
+          operationName: payload.operationName ?? undefined,
+          variables: payload.variables ?? undefined,
+          principal: extra.principal,
+          transport: 'WebSocket',
+        });
       } catch (error) {
-        if (error instanceof ValidationError || error instanceof GraphQLError)
-          return failure('BAD_USER_INPUT', error.message);
-        throw error;
-      }
-      const maxComplexity = MAX_COMPLEXITY[anonymous ? 'anonymous' : 'authenticated'];
-      if (complexity > maxComplexity) {
-        return failure(
-          'QUERY_TOO_COMPLEX',
-          `Query has complexity of ${complexity}, which exceeds max complexity of ${maxComplexity}`,
-        );
+        if (!(error instanceof RequestError)) throw error;
+        // One error per refusal; only a validation error points at the document.
+        const located = error.code === 'GRAPHQL_VALIDATION_FAILED' ? error.details[0] : undefined;
+        return failure(error.code, error.message, located);
       }
       if (extra.active.size >= LIVE_LIMITS.perConnection) {
         return failure(
@@ -227,13 +161,10 @@ export function liveSocket(
       perOwner.set(extra.owner, owned + 1);
       return {
         schema,
-        document: document as DocumentNode,
-        operationName,
-        variableValues: variables,
-        contextValue: createContext(services, extra.principal, log, undefined, {
-          score: complexity,
-          limit: maxComplexity,
-        }),
+        document: checked.document,
+        operationName: payload.operationName ?? undefined,
+        variableValues: payload.variables ?? {},
+        contextValue: createContext(services, extra.principal, log, undefined, checked.cost),
       };
     },
     onNext: (_ctx, _id, _payload, _args, result) => {

@@ -1,101 +1,62 @@
 /**
- * Write parameters as Grape reads them: query and body merged (the body wins), then the path's
- * own parameters over both (a proxy, an audit log or a firewall rule goes by the path), each
- * declared with a type, coerced from a form string or taken from JSON as is, and every problem
- * reported in declaration order with Grape's wording ("title is missing", "confidential is
+ * Write (and content read) parameters as Grape reads them: query and body merged (the body wins),
+ * then the path's own parameters over both (a proxy, an audit log or a firewall rule goes by the
+ * path); each value coerced from a form string as Grape coerces it, by the type its JSON Schema
+ * declares (params.ts); then the schema checks the result and the REST face's one formatter words
+ * every problem as Grape does, in declaration order ("title is missing", "confidential is
  * invalid", "state_event does not have a valid value").
  */
-import { ValidationError } from '../domain/errors.js';
+import { Kind, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
+import type { FastifySchemaValidationError } from 'fastify';
 import { calendarDay } from '../domain/content-rules.js';
-import { MAX_ID } from '../domain/ids.js';
+import { DAY_FORMAT, grapeErrors } from './params.js';
 
-export type ParamType =
-  | { kind: 'string'; maxLength?: number }
-  | { kind: 'integer' }
-  | { kind: 'boolean' }
-  | { kind: 'day' }
-  | { kind: 'values'; values: readonly string[] }
-  /** A comma-separated list or an array of integers (`iids[]=1&iids[]=2`). */
-  | { kind: 'integers' };
-
-export interface ParamSpec {
-  type: ParamType;
-  required?: boolean;
-  /** Accepted as `null` (or an empty string) to clear the value. */
-  nullable?: boolean;
-}
-
+/** What a declared parameter holds once read: absent, cleared (null) or coerced. */
 export type ParamValue = string | number | boolean | number[] | null;
+export type Params<P extends TProperties> = { [K in keyof P]?: ParamValue };
 
 /** Grape's Boolean coercion (Virtus): these strings and nothing else. */
 const TRUE = new Set(['true', '1', 't', 'yes', 'y']);
 const FALSE = new Set(['false', '0', 'f', 'no', 'n']);
 const INTEGER = /^[+-]?\d+$/;
-/**
- * Larger values are refused (400) rather than silently rounded (Grape would coerce to a Bignum):
- * every integer parameter is an id, an iid, an access level or a count, all within the stored id
- * range (domain/ids.ts), and PostgreSQL refuses a larger number for its integer columns. JSON
- * numbers and text alike.
- */
-function integer(value: unknown): number | undefined {
-  const n =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && INTEGER.test(value.trim())
-        ? Number(value.trim())
-        : undefined;
-  return n !== undefined && Number.isInteger(n) && Math.abs(n) <= MAX_ID ? n : undefined;
+
+/** A form string that spells an integer becomes that number; the schema then checks its range. */
+function integer(raw: unknown): unknown {
+  return typeof raw === 'string' && INTEGER.test(raw.trim()) ? Number(raw.trim()) : raw;
 }
 
-type Coerced = { ok: true; value: ParamValue } | { ok: false; reason: 'invalid' | 'values' };
-
-function coerce(type: ParamType, raw: unknown): Coerced {
-  switch (type.kind) {
-    case 'string':
-      if (typeof raw === 'number' || typeof raw === 'boolean')
-        return { ok: true, value: String(raw) };
-      if (typeof raw !== 'string') return { ok: false, reason: 'invalid' };
-      // No text column stores NUL (PostgreSQL refuses it): such a value is invalid, not a 500.
-      if (raw.includes('\u0000')) return { ok: false, reason: 'invalid' };
-      if (type.maxLength !== undefined && raw.length > type.maxLength)
-        return { ok: false, reason: 'invalid' };
-      return { ok: true, value: raw };
-    case 'integer': {
-      const n = integer(raw);
-      return n === undefined ? { ok: false, reason: 'invalid' } : { ok: true, value: n };
-    }
-    case 'boolean':
-      if (typeof raw === 'boolean') return { ok: true, value: raw };
-      if (typeof raw === 'number' && (raw === 0 || raw === 1))
-        return { ok: true, value: raw === 1 };
+/**
+ * Grape's coercion of one value to the type its schema declares. What does not coerce is left as
+ * it came, for the schema to refuse.
+ */
+function coerce(schema: TSchema, raw: unknown): unknown {
+  switch (schema[Kind]) {
+    case 'Integer':
+      return integer(raw);
+    case 'Boolean':
+      if (typeof raw === 'number' && (raw === 0 || raw === 1)) return raw === 1;
       if (typeof raw === 'string') {
         const lower = raw.toLowerCase();
-        if (TRUE.has(lower)) return { ok: true, value: true };
-        if (FALSE.has(lower)) return { ok: true, value: false };
+        if (TRUE.has(lower)) return true;
+        if (FALSE.has(lower)) return false;
       }
-      return { ok: false, reason: 'invalid' };
-    case 'day': {
-      const day = typeof raw === 'string' ? calendarDay(raw.trim()) : null;
-      return day === null ? { ok: false, reason: 'invalid' } : { ok: true, value: day };
-    }
-    case 'values': {
+      return raw;
+    case 'String':
+      if (schema.format === DAY_FORMAT)
+        return typeof raw === 'string' ? (calendarDay(raw.trim()) ?? raw) : raw;
+      return typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : raw;
+    case 'Union':
       // Integer-valued enumerations (access_level) come as JSON numbers too.
-      const text = typeof raw === 'number' ? String(raw) : raw;
-      if (typeof text !== 'string') return { ok: false, reason: 'invalid' };
-      return type.values.includes(text)
-        ? { ok: true, value: text }
-        : { ok: false, reason: 'values' };
-    }
-    case 'integers': {
+      return typeof raw === 'number' ? String(raw) : raw;
+    case 'Array': {
+      // `iids[]=1&iids[]=2`, `iids=1,2` or one JSON number.
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [raw];
-      const out: number[] = [];
-      for (const item of items) {
-        const n = integer(item);
-        if (n === undefined) return { ok: false, reason: 'invalid' };
-        out.push(n);
-      }
-      return { ok: true, value: out };
+      return items.map(integer);
     }
+    default:
+      return raw;
   }
 }
 
@@ -122,35 +83,38 @@ export function mergedParams(
   return out;
 }
 
+/** A TypeBox failure in the shape of Fastify's (Ajv's) errors, which the formatter reads. */
+function asSchemaError(error: ValueError): FastifySchemaValidationError {
+  const keyword =
+    error.type === ValueErrorType.ObjectRequiredProperty
+      ? 'required'
+      : error.type === ValueErrorType.Union && typeof error.value === 'string'
+        ? 'enum'
+        : 'type';
+  return { keyword, instancePath: error.path, schemaPath: '', params: {}, message: error.message };
+}
+
 /**
- * Reads the declared parameters. Absent (or, for nullable ones, null/empty) values are left out
- * (`undefined`) or null; every failure is collected, then thrown as one ValidationError.
+ * Reads the declared parameters from the merged ones. Absent values are left out; a nullable
+ * one sent as null or "" is null (cleared); a null for any other counts as absent. Every failure
+ * is collected, then thrown as one ValidationError.
  */
-export function readParams<S extends Record<string, ParamSpec>>(
+export function readParams<P extends TProperties>(
   raw: Record<string, unknown>,
-  specs: S,
-): { [K in keyof S]?: ParamValue } {
-  const out: Record<string, ParamValue> = {};
-  const problems: string[] = [];
-  for (const [name, spec] of Object.entries(specs)) {
+  properties: P,
+): Params<P> {
+  const out: Record<string, unknown> = {};
+  const checked: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties)) {
     const value = raw[name];
-    if (value === undefined || (value === null && !spec.nullable)) {
-      if (spec.required) problems.push(`${name} is missing`);
-      continue;
-    }
-    if (value === null || (spec.nullable && value === '')) {
-      out[name] = null;
-      continue;
-    }
-    const coerced = coerce(spec.type, value);
-    if (coerced.ok) out[name] = coerced.value;
-    else
-      problems.push(
-        coerced.reason === 'values' ? `${name} does not have a valid value` : `${name} is invalid`,
-      );
+    if (value === undefined || (value === null && !schema.nullable)) continue;
+    if (value === null || (schema.nullable && value === '')) out[name] = null;
+    else out[name] = checked[name] = coerce(schema, value);
   }
-  if (problems.length > 0) throw new ValidationError(problems);
-  return out as { [K in keyof S]?: ParamValue };
+  const schema = Type.Object(properties);
+  const errors = [...Value.Errors(schema, checked)];
+  if (errors.length > 0) throw grapeErrors(errors.map(asSchemaError), Object.keys(properties));
+  return out as Params<P>;
 }
 
 /** Typed accessors for what readParams returned. */

@@ -9,7 +9,7 @@ import type { IssueDetail } from '../services/content/issues.js';
 import type { MemberView, MilestoneView, ProjectView, UserView } from '../services/views.js';
 import { type ProjectLinks, repositorySshUrl } from '../domain/links.js';
 import type { NamespaceView } from '../services/navigation/navigation.js';
-import { avatarUrl, iso, presentUserBasic, projectWebUrl, userWebUrl } from './present.js';
+import { iso, presentUserBasic, projectWebUrl } from './present.js';
 import { presentNamespace } from './navigation-entities.js';
 
 /** The notes API answers the same entity an event's `note` carries. */
@@ -106,14 +106,8 @@ export function presentIssue(detail: IssueDetail, externalUrl: string, today: st
   };
 }
 
-export function presentMergeRequest(
-  detail: MergeRequestDetail,
-  externalUrl: string,
-  today: string,
-) {
-  const { mergeRequest: mr, project } = detail;
-  const merged = mr.state === 'merged';
-  const open = mr.state === 'opened';
+/** The fields every merge request entity starts with, in GitLab's order. */
+function mergeRequestHead(mr: MergeRequestDetail['mergeRequest']) {
   return {
     id: mr.id,
     iid: mr.iid,
@@ -123,6 +117,19 @@ export function presentMergeRequest(
     state: mr.state,
     created_at: iso(mr.createdAt),
     updated_at: iso(mr.updatedAt),
+  };
+}
+
+export function presentMergeRequest(
+  detail: MergeRequestDetail,
+  externalUrl: string,
+  today: string,
+) {
+  const { mergeRequest: mr, project } = detail;
+  const merged = mr.state === 'merged';
+  const open = mr.state === 'opened';
+  return {
+    ...mergeRequestHead(mr),
     merged_by: userOrNull(detail.mergedBy, externalUrl),
     merge_user: userOrNull(detail.mergedBy, externalUrl),
     merged_at: isoOrNull(mr.mergedAt),
@@ -171,14 +178,7 @@ export function presentMergeRequest(
 export function presentApprovals(state: Approvals, externalUrl: string) {
   const mr = state.detail.mergeRequest;
   return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.projectId,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state,
-    created_at: iso(mr.createdAt),
-    updated_at: iso(mr.updatedAt),
+    ...mergeRequestHead(mr),
     merge_status: mr.state === 'opened' ? 'can_be_merged' : 'unchecked',
     approved: state.approvedBy.length > 0,
     approvals_required: 0,
@@ -199,15 +199,8 @@ export function presentApprovals(state: Approvals, externalUrl: string) {
 }
 
 export function presentMember(member: MemberView, externalUrl: string) {
-  const { user } = member;
   return {
-    id: user.id,
-    username: user.username,
-    name: user.name,
-    state: user.state,
-    locked: false,
-    avatar_url: avatarUrl(user),
-    web_url: userWebUrl(externalUrl, user),
+    ...presentUserBasic(member.user, externalUrl),
     access_level: member.accessLevel,
     created_at: isoOrNull(member.createdAt),
     created_by: userOrNull(member.createdBy, externalUrl),

@@ -9,6 +9,7 @@ import type { Services } from '../services/container.js';
 import type { GroupView } from '../services/navigation/navigation.js';
 import { sendJson } from '../http/json.js';
 import { bool, str } from './body.js';
+import { boolean, required, text, values } from './params.js';
 import { projectLinksOf } from '../domain/links.js';
 import { presentProjectBasic } from './entities.js';
 import { presentGroup } from './navigation-entities.js';
@@ -20,7 +21,7 @@ import {
 } from './project-lists.js';
 import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
-const GROUP = { id: { type: { kind: 'string' }, required: true } } as const;
+const GROUP = { id: required(text()) } as const;
 
 export function groupRoutes(app: FastifyInstance, services: Services): void {
   const url = () => services.config.externalUrl;
@@ -29,13 +30,13 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
     const principal = await projectReader(services, request, reply);
     const p = params(request, {
       ...PAGE_PARAMS,
-      search: { type: { kind: 'string' } },
-      owned: { type: { kind: 'boolean' } },
-      min_access_level: { type: { kind: 'values', values: ACCESS_LEVEL_VALUES.map(String) } },
-      top_level_only: { type: { kind: 'boolean' } },
-      all_available: { type: { kind: 'boolean' } },
-      order_by: { type: { kind: 'values', values: ['name', 'path', 'id', 'similarity'] } },
-      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+      search: text(),
+      owned: boolean(),
+      min_access_level: values(ACCESS_LEVEL_VALUES.map(String)),
+      top_level_only: boolean(),
+      all_available: boolean(),
+      order_by: values(['name', 'path', 'id', 'similarity']),
+      sort: values(['asc', 'desc']),
     });
     const page = pageOf(p);
     const order = str(p.order_by);
@@ -75,7 +76,7 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
     const p = params(request, {
       ...GROUP,
       ...PROJECT_LIST_PARAMS,
-      include_subgroups: { type: { kind: 'boolean' } },
+      include_subgroups: boolean(),
     });
     const listed = await services.navigation.groups.projectsOf(
       str(p.id)!,

@@ -28,7 +28,7 @@ import { metadataRoutes } from './metadata.js';
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.setErrorHandler(restErrorHandler);
-    app.setSchemaErrorFormatter(grapeErrors);
+    app.setSchemaErrorFormatter((errors) => grapeErrors(errors));
     // Parameters are read as Rack reads them before the declared schemas check them.
     app.addHook('preValidation', (request, _reply, done) => {
       request.query = normalizeQuery(request.query);

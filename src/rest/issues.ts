@@ -4,16 +4,17 @@ import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { IssueDetail } from '../services/content/issues.js';
 import { bool, int, intOrNull, ints, str } from './body.js';
+import { boolean, integer, integers, nullable, required, text, values } from './params.js';
 import { presentIssue } from './entities.js';
+import { trackedEdit } from './tracked-edit.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' }, required: true } } as const;
-const ISSUE = { ...PROJECT, issue_iid: { type: { kind: 'integer' }, required: true } } as const;
+const ISSUE = { ...PROJECT, issue_iid: required(integer()) } as const;
 const FIELDS = {
-  description: { type: { kind: 'string' } },
-  confidential: { type: { kind: 'boolean' } },
-  milestone_id: { type: { kind: 'integer' }, nullable: true },
+  description: text(),
+  confidential: boolean(),
+  milestone_id: nullable(integer()),
 } as const;
 
 export function issueRoutes(app: FastifyInstance, services: Services): void {
@@ -22,32 +23,29 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
   const present = (detail: IssueDetail) =>
     presentIssue(detail, url(), utcDay(services.clock.now()));
 
-  app.get('/projects/:id/issues', async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, {
-      ...PROJECT,
-      ...PAGE_PARAMS,
-      state: { type: { kind: 'values', values: ['opened', 'closed', 'all'] } },
-      iids: { type: { kind: 'integers' } },
-      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
-    });
-    const page = pageOf(p);
-    const state = str(p.state);
-    const list = await ops.issues.list(str(p.id)!, {
-      ...page,
-      state: state === 'opened' || state === 'closed' ? state : undefined,
-      iids: ints(p.iids),
-      sort: p.sort === 'asc' ? 'asc' : 'desc',
-    });
-    return sendPage(
+  app.get(
+    '/projects/:id/issues',
+    listRoute(
       services,
-      request,
-      reply,
-      page,
-      { items: list.issues, total: list.total },
-      present,
-    );
-  });
+      {
+        ...PROJECT,
+        ...PAGE_PARAMS,
+        state: values(['opened', 'closed', 'all']),
+        iids: integers(),
+        sort: values(['asc', 'desc']),
+      },
+      async (ops, p, page) => {
+        const state = str(p.state);
+        const list = await ops.issues.list(str(p.id)!, {
+          ...page,
+          state: state === 'opened' || state === 'closed' ? state : undefined,
+          iids: ints(p.iids),
+          sort: p.sort === 'asc' ? 'asc' : 'desc',
+        });
+        return { items: list.issues.map(present), total: list.total };
+      },
+    ),
+  );
 
   app.get('/projects/:id/issues/:issue_iid', async (request, reply) => {
     const ops = await reader(services, request, reply);
@@ -59,7 +57,7 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
     write(services, request, reply, 201, async (ops) => {
       const p = params(request, {
         ...PROJECT,
-        title: { type: { kind: 'string' }, required: true },
+        title: required(text()),
         ...FIELDS,
       });
       return present(
@@ -77,18 +75,15 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
     write(services, request, reply, 200, async (ops) => {
       const p = params(request, {
         ...ISSUE,
-        title: { type: { kind: 'string' } },
+        title: text(),
         ...FIELDS,
-        state_event: { type: { kind: 'values', values: TRACKED_STATE_EVENTS } },
+        state_event: values(TRACKED_STATE_EVENTS),
       });
       requireOneOf(p, ['title', 'description', 'confidential', 'milestone_id', 'state_event']);
       return present(
         await ops.issues.update(str(p.id)!, int(p.issue_iid)!, {
-          title: str(p.title),
-          description: str(p.description),
+          ...trackedEdit(p),
           confidential: bool(p.confidential),
-          milestoneId: intOrNull(p.milestone_id),
-          stateEvent: str(p.state_event) as (typeof TRACKED_STATE_EVENTS)[number] | undefined,
         }),
       );
     }),

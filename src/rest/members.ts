@@ -3,19 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import { ACCESS_LEVEL_VALUES } from '../domain/vocabulary.js';
 import type { Services } from '../services/container.js';
 import { int, str } from './body.js';
+import { day, integer, nullable, required, values } from './params.js';
 import { presentMember } from './entities.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' }, required: true } } as const;
-const MEMBER = { ...PROJECT, user_id: { type: { kind: 'integer' }, required: true } } as const;
+const MEMBER = { ...PROJECT, user_id: required(integer()) } as const;
 const NEW_MEMBER = {
   ...MEMBER,
-  access_level: {
-    type: { kind: 'values', values: ACCESS_LEVEL_VALUES.map(String) },
-    required: true,
-  },
-  expires_at: { type: { kind: 'day' }, nullable: true },
+  access_level: required(values(ACCESS_LEVEL_VALUES.map(String))),
+  expires_at: nullable(day()),
 } as const;
 
 export function memberRoutes(app: FastifyInstance, services: Services): void {
@@ -23,36 +20,16 @@ export function memberRoutes(app: FastifyInstance, services: Services): void {
   const url = () => services.config.externalUrl;
   const present = (m: Parameters<typeof presentMember>[0]) => presentMember(m, url());
 
-  app.get('/projects/:id/members', async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, { ...PROJECT, ...PAGE_PARAMS });
-    const page = pageOf(p);
-    const list = await ops.members.list(str(p.id)!, page);
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: list.members, total: list.total },
-      present,
-    );
-  });
-
   // `/members/all` lists inherited members too; pulsegate has no groups, so it is the same list.
-  app.get('/projects/:id/members/all', async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, { ...PROJECT, ...PAGE_PARAMS });
-    const page = pageOf(p);
-    const list = await ops.members.list(str(p.id)!, page);
-    return sendPage(
-      services,
-      request,
-      reply,
-      page,
-      { items: list.members, total: list.total },
-      present,
+  for (const path of ['/projects/:id/members', '/projects/:id/members/all']) {
+    app.get(
+      path,
+      listRoute(services, { ...PROJECT, ...PAGE_PARAMS }, async (ops, p, page) => {
+        const list = await ops.members.list(str(p.id)!, page);
+        return { items: list.members.map(present), total: list.total };
+      }),
     );
-  });
+  }
 
   app.get('/projects/:id/members/:user_id', async (request, reply) => {
     const ops = await reader(services, request, reply);

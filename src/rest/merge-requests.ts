@@ -7,14 +7,15 @@ import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { MergeRequestDetail } from '../services/content/merge-requests.js';
 import { int, intOrNull, ints, str } from './body.js';
+import { integer, integers, nullable, required, text, values } from './params.js';
 import { presentApprovals, presentMergeRequest } from './entities.js';
+import { trackedEdit } from './tracked-edit.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' } as const, required: true } };
 const MR = {
   ...PROJECT,
-  merge_request_iid: { type: { kind: 'integer' } as const, required: true },
+  merge_request_iid: required(integer()),
 };
 const STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
@@ -26,32 +27,29 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
   const path = '/projects/:id/merge_requests';
   const one = `${path}/:merge_request_iid`;
 
-  app.get(path, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, {
-      ...PROJECT,
-      ...PAGE_PARAMS,
-      state: { type: { kind: 'values', values: [...STATES, 'all'] } },
-      iids: { type: { kind: 'integers' } },
-      sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
-    });
-    const page = pageOf(p);
-    const state = str(p.state);
-    const list = await ops.mergeRequests.list(str(p.id)!, {
-      ...page,
-      state: STATES.find((s) => s === state),
-      iids: ints(p.iids),
-      sort: p.sort === 'asc' ? 'asc' : 'desc',
-    });
-    return sendPage(
+  app.get(
+    path,
+    listRoute(
       services,
-      request,
-      reply,
-      page,
-      { items: list.mergeRequests, total: list.total },
-      present,
-    );
-  });
+      {
+        ...PROJECT,
+        ...PAGE_PARAMS,
+        state: values([...STATES, 'all']),
+        iids: integers(),
+        sort: values(['asc', 'desc']),
+      },
+      async (ops, p, page) => {
+        const state = str(p.state);
+        const list = await ops.mergeRequests.list(str(p.id)!, {
+          ...page,
+          state: STATES.find((s) => s === state),
+          iids: ints(p.iids),
+          sort: p.sort === 'asc' ? 'asc' : 'desc',
+        });
+        return { items: list.mergeRequests.map(present), total: list.total };
+      },
+    ),
+  );
 
   app.get(one, async (request, reply) => {
     const ops = await reader(services, request, reply);
@@ -67,11 +65,11 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
     write(services, request, reply, 201, async (ops) => {
       const p = params(request, {
         ...PROJECT,
-        source_branch: { type: { kind: 'string' }, required: true },
-        target_branch: { type: { kind: 'string' }, required: true },
-        title: { type: { kind: 'string' }, required: true },
-        description: { type: { kind: 'string' } },
-        milestone_id: { type: { kind: 'integer' }, nullable: true },
+        source_branch: required(text()),
+        target_branch: required(text()),
+        title: required(text()),
+        description: text(),
+        milestone_id: nullable(integer()),
       });
       return present(
         await ops.mergeRequests.create(str(p.id)!, {
@@ -89,20 +87,17 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
     write(services, request, reply, 200, async (ops) => {
       const p = params(request, {
         ...MR,
-        title: { type: { kind: 'string' } },
-        description: { type: { kind: 'string' } },
-        target_branch: { type: { kind: 'string' } },
-        milestone_id: { type: { kind: 'integer' }, nullable: true },
-        state_event: { type: { kind: 'values', values: TRACKED_STATE_EVENTS } },
+        title: text(),
+        description: text(),
+        target_branch: text(),
+        milestone_id: nullable(integer()),
+        state_event: values(TRACKED_STATE_EVENTS),
       });
       requireOneOf(p, ['title', 'description', 'target_branch', 'milestone_id', 'state_event']);
       return present(
         await ops.mergeRequests.update(str(p.id)!, int(p.merge_request_iid)!, {
-          title: str(p.title),
-          description: str(p.description),
+          ...trackedEdit(p),
           targetBranch: str(p.target_branch),
-          milestoneId: intOrNull(p.milestone_id),
-          stateEvent: str(p.state_event) as (typeof TRACKED_STATE_EVENTS)[number] | undefined,
         }),
       );
     }),

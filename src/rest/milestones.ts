@@ -4,19 +4,19 @@ import { MILESTONE_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { MilestoneView, ProjectView } from '../services/views.js';
 import { int, ints, str, strOrNull } from './body.js';
+import { day, integer, integers, nullable, required, text, values } from './params.js';
 import { presentMilestone } from './entities.js';
 import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, pageOf, params, reader, requireOneOf, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
 
-const PROJECT = { id: { type: { kind: 'string' } as const, required: true } };
 const MILESTONE = {
   ...PROJECT,
-  milestone_id: { type: { kind: 'integer' } as const, required: true },
+  milestone_id: required(integer()),
 };
 const FIELDS = {
-  description: { type: { kind: 'string' } },
-  due_date: { type: { kind: 'day' }, nullable: true },
-  start_date: { type: { kind: 'day' }, nullable: true },
+  description: text(),
+  due_date: nullable(day()),
+  start_date: nullable(day()),
 } as const;
 
 export function milestoneRoutes(app: FastifyInstance, services: Services): void {
@@ -27,33 +27,30 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
   const present = (project: ProjectView) => (milestone: MilestoneView) =>
     presentMilestone(milestone, project, url(), utcDay(services.clock.now()));
 
-  app.get(path, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, {
-      ...PROJECT,
-      ...PAGE_PARAMS,
-      state: { type: { kind: 'values', values: ['active', 'closed'] } },
-      iids: { type: { kind: 'integers' } },
-      title: { type: { kind: 'string' } },
-    });
-    const page = pageOf(p);
-    const { project } = await ops.projects.get(str(p.id)!);
-    const state = str(p.state);
-    const list = await ops.milestones.list(String(project.id), {
-      ...page,
-      state: state === 'active' || state === 'closed' ? state : undefined,
-      iids: ints(p.iids),
-      title: str(p.title),
-    });
-    return sendPage(
+  app.get(
+    path,
+    listRoute(
       services,
-      request,
-      reply,
-      page,
-      { items: list.milestones, total: list.total },
-      present(project),
-    );
-  });
+      {
+        ...PROJECT,
+        ...PAGE_PARAMS,
+        state: values(['active', 'closed']),
+        iids: integers(),
+        title: text(),
+      },
+      async (ops, p, page) => {
+        const { project } = await ops.projects.get(str(p.id)!);
+        const state = str(p.state);
+        const list = await ops.milestones.list(String(project.id), {
+          ...page,
+          state: state === 'active' || state === 'closed' ? state : undefined,
+          iids: ints(p.iids),
+          title: str(p.title),
+        });
+        return { items: list.milestones.map(present(project)), total: list.total };
+      },
+    ),
+  );
 
   app.get(one, async (request, reply) => {
     const ops = await reader(services, request, reply);
@@ -67,7 +64,7 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
     write(services, request, reply, 201, async (ops) => {
       const p = params(request, {
         ...PROJECT,
-        title: { type: { kind: 'string' }, required: true },
+        title: required(text()),
         ...FIELDS,
       });
       const milestone = await ops.milestones.create(str(p.id)!, {
@@ -85,9 +82,9 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
     write(services, request, reply, 200, async (ops) => {
       const p = params(request, {
         ...MILESTONE,
-        title: { type: { kind: 'string' } },
+        title: text(),
         ...FIELDS,
-        state_event: { type: { kind: 'values', values: MILESTONE_STATE_EVENTS } },
+        state_event: values(MILESTONE_STATE_EVENTS),
       });
       requireOneOf(p, ['title', 'description', 'due_date', 'start_date', 'state_event']);
       const milestone = await ops.milestones.update(str(p.id)!, int(p.milestone_id)!, {

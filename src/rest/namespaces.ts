@@ -9,6 +9,7 @@ import type { NamespaceView } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import { str } from './body.js';
+import { boolean, required, text } from './params.js';
 import { presentNamespace } from './navigation-entities.js';
 import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
@@ -23,9 +24,9 @@ export function namespaceRoutes(app: FastifyInstance, services: Services): void 
     const principal = await signIn(request, reply);
     const p = params(request, {
       ...PAGE_PARAMS,
-      search: { type: { kind: 'string' } },
+      search: text(),
       // Every namespace listed is one the caller owns (group membership is not modelled).
-      owned_only: { type: { kind: 'boolean' } },
+      owned_only: boolean(),
     });
     const page = pageOf(p);
     const listed = await services.navigation.groups.namespaces(
@@ -41,7 +42,7 @@ export function namespaceRoutes(app: FastifyInstance, services: Services): void 
 
   app.get('/namespaces/:id', async (request, reply) => {
     const principal = await signIn(request, reply);
-    const p = params(request, { id: { type: { kind: 'string' }, required: true } });
+    const p = params(request, { id: required(text()) });
     const namespace = await services.navigation.groups.namespace(str(p.id)!, principal.viewer);
     return sendJson(reply, 200, presentNamespace(namespace, url()));
   });

@@ -2,9 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/container.js';
 import type { NoteableRef } from '../services/content/notes.js';
-import { type ParamValue, int, str } from './body.js';
+import type { TInteger } from '@sinclair/typebox';
+import { int, str } from './body.js';
+import { integer, required, text, values } from './params.js';
 import { presentNoteEntity } from './entities.js';
-import { PAGE_PARAMS, pageOf, params, reader, sendPage, write } from './writes.js';
+import { PAGE_PARAMS, PROJECT, listRoute, params, write } from './writes.js';
 
 /** The three noteable paths: segment, the iid/id parameter, and how it names the noteable. */
 const NOTEABLES = [
@@ -23,48 +25,40 @@ export function noteRoutes(app: FastifyInstance, services: Services): void {
   for (const [segment, key, ref] of NOTEABLES) {
     const path = `/projects/:id/${segment}/:${key}/notes`;
     const target = {
-      id: { type: { kind: 'string' } as const, required: true },
-      [key]: { type: { kind: 'integer' } as const, required: true },
+      ...PROJECT,
+      ...({ [key]: required(integer()) } as Record<typeof key, TInteger>),
     };
 
-    app.get(path, async (request, reply) => {
-      const ops = await reader(services, request, reply);
-      const p = params(request, {
-        ...target,
-        ...PAGE_PARAMS,
-        sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
-        order_by: { type: { kind: 'values', values: ['created_at', 'updated_at'] } },
-      });
-      const page = pageOf(p);
-      const list = await ops.notes.list(
-        str(p.id)!,
-        ref(int((p as Record<string, ParamValue | undefined>)[key])!),
-        {
-          ...page,
-          sort: p.sort === 'asc' ? 'asc' : 'desc',
-        },
-      );
-      return sendPage(
+    app.get(
+      path,
+      listRoute(
         services,
-        request,
-        reply,
-        page,
-        { items: list.notes, total: list.total },
-        (note) => presentNoteEntity(note, url()),
-      );
-    });
+        {
+          ...target,
+          ...PAGE_PARAMS,
+          sort: values(['asc', 'desc']),
+          order_by: values(['created_at', 'updated_at']),
+        },
+        async (ops, p, page) => {
+          const list = await ops.notes.list(str(p.id)!, ref(int(p[key])!), {
+            ...page,
+            sort: p.sort === 'asc' ? 'asc' : 'desc',
+          });
+          return {
+            items: list.notes.map((note) => presentNoteEntity(note, url())),
+            total: list.total,
+          };
+        },
+      ),
+    );
 
     app.post(path, (request, reply) =>
       write(services, request, reply, 201, async (ops) => {
         const p = params(request, {
           ...target,
-          body: { type: { kind: 'string' }, required: true },
+          body: required(text()),
         });
-        const note = await ops.notes.create(
-          str(p.id)!,
-          ref(int((p as Record<string, ParamValue | undefined>)[key])!),
-          str(p.body)!,
-        );
+        const note = await ops.notes.create(str(p.id)!, ref(int(p[key])!), str(p.body)!);
         return presentNoteEntity(note, url());
       }),
     );

@@ -16,6 +16,7 @@ import type {
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import { type ParamValue, bool, int, str } from './body.js';
+import { boolean, integer, required, text, values } from './params.js';
 import { projectLinksOf } from '../domain/links.js';
 import { presentProject, presentProjectBasic } from './entities.js';
 import { setKeysetLink } from './pagination.js';
@@ -27,19 +28,19 @@ const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity
 /** The parameters every project listing declares. */
 export const PROJECT_LIST_PARAMS = {
   ...PAGE_PARAMS,
-  order_by: { type: { kind: 'values', values: ORDERS } },
-  sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
-  archived: { type: { kind: 'boolean' } },
-  visibility: { type: { kind: 'values', values: VISIBILITIES } },
-  search: { type: { kind: 'string' } },
-  simple: { type: { kind: 'boolean' } },
-  owned: { type: { kind: 'boolean' } },
-  membership: { type: { kind: 'boolean' } },
-  starred: { type: { kind: 'boolean' } },
-  min_access_level: { type: { kind: 'values', values: ACCESS_LEVEL_VALUES.map(String) } },
-  id_after: { type: { kind: 'integer' } },
-  id_before: { type: { kind: 'integer' } },
-  pagination: { type: { kind: 'values', values: ['offset', 'keyset'] } },
+  order_by: values(ORDERS),
+  sort: values(['asc', 'desc']),
+  archived: boolean(),
+  visibility: values(VISIBILITIES),
+  search: text(),
+  simple: boolean(),
+  owned: boolean(),
+  membership: boolean(),
+  starred: boolean(),
+  min_access_level: values(ACCESS_LEVEL_VALUES.map(String)),
+  id_after: integer(),
+  id_before: integer(),
+  pagination: values(['offset', 'keyset']),
 } as const;
 
 type Values = { [K in keyof typeof PROJECT_LIST_PARAMS]?: ParamValue };
@@ -126,7 +127,7 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
     return sendProjects(services, request, reply, listed, p, principal);
   });
 
-  const USER = { id: { type: { kind: 'string' }, required: true } } as const;
+  const USER = { id: required(text()) } as const;
 
   // A user's own projects and those they contributed to: the same read of a different list.
   for (const [path, list] of [
@@ -151,7 +152,7 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
   // empty for anyone who can read the project (404 otherwise, as every project route answers).
   app.get('/projects/:id/labels', async (request, reply) => {
     const ops = await reader(services, request, reply);
-    const p = params(request, { id: { type: { kind: 'string' }, required: true }, ...PAGE_PARAMS });
+    const p = params(request, { id: required(text()), ...PAGE_PARAMS });
     await ops.projects.get(str(p.id)!);
     return sendPage(services, request, reply, pageOf(p), { items: [], total: 0 }, (x) => x);
   });

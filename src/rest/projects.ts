@@ -4,19 +4,20 @@ import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { VISIBILITIES } from '../domain/vocabulary.js';
 import type { Services } from '../services/container.js';
 import { str } from './body.js';
+import { text, values } from './params.js';
 import { projectLinksOf } from '../domain/links.js';
 import { presentProject } from './entities.js';
 import { sendJson } from '../http/json.js';
 import { params, reader, write } from './writes.js';
 
 const NEW_PROJECT = {
-  name: { type: { kind: 'string' } },
-  path: { type: { kind: 'string' } },
-  namespace_id: { type: { kind: 'string' } },
-  namespace: { type: { kind: 'string' } },
-  description: { type: { kind: 'string' } },
-  visibility: { type: { kind: 'values', values: VISIBILITIES } },
-  default_branch: { type: { kind: 'string' } },
+  name: text(),
+  path: text(),
+  namespace_id: text(),
+  namespace: text(),
+  description: text(),
+  visibility: values(VISIBILITIES),
+  default_branch: text(),
 } as const;
 
 export function projectRoutes(app: FastifyInstance, services: Services): void {

@@ -7,9 +7,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { utcDay } from '../domain/content-rules.js';
 import { ENDPOINT_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
-import type { TrackedListParams } from '../services/navigation/navigation.js';
+import type { Listed, TrackedListParams } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { int, str } from './body.js';
+import { integer, text, values } from './params.js';
 import { presentIssue, presentMergeRequest } from './entities.js';
 import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
 
@@ -45,12 +46,12 @@ const MERGE_REQUEST_ORDERS = [
 function listParams(states: readonly string[], orders: readonly string[]) {
   return {
     ...PAGE_PARAMS,
-    scope: { type: { kind: 'values', values: SCOPES } },
-    state: { type: { kind: 'values', values: states } },
-    search: { type: { kind: 'string' } },
-    author_id: { type: { kind: 'integer' } },
-    order_by: { type: { kind: 'values', values: orders } },
-    sort: { type: { kind: 'values', values: ['asc', 'desc'] } },
+    scope: values(SCOPES),
+    state: values(states),
+    search: text(),
+    author_id: integer(),
+    order_by: values(orders),
+    sort: values(['asc', 'desc']),
   } as const;
 }
 
@@ -93,21 +94,33 @@ export function trackedListRoutes(app: FastifyInstance, services: Services): voi
   const url = () => services.config.externalUrl;
   const today = () => utcDay(services.clock.now());
 
-  app.get('/issues', async (request, reply) => {
-    const { viewer, list, page } = await readList(services, request, reply, ISSUE_PARAMS);
-    const listed = await services.navigation.tracked.issues(list, viewer, page);
-    const day = today();
-    return sendListed(services, request, reply, page, listed, (detail) =>
-      presentIssue(detail, url(), day),
-    );
-  });
+  const route = <T>(
+    path: string,
+    properties: typeof ISSUE_PARAMS,
+    listed: (
+      ...args: Parameters<Services['navigation']['tracked']['issues']>
+    ) => Promise<Listed<T>>,
+    present: (detail: T, externalUrl: string, today: string) => unknown,
+  ) =>
+    app.get(path, async (request, reply) => {
+      const { viewer, list, page } = await readList(services, request, reply, properties);
+      const found = await listed(list, viewer, page);
+      const day = today();
+      return sendListed(services, request, reply, page, found, (detail) =>
+        present(detail, url(), day),
+      );
+    });
 
-  app.get('/merge_requests', async (request, reply) => {
-    const { viewer, list, page } = await readList(services, request, reply, MERGE_REQUEST_PARAMS);
-    const listed = await services.navigation.tracked.mergeRequests(list, viewer, page);
-    const day = today();
-    return sendListed(services, request, reply, page, listed, (detail) =>
-      presentMergeRequest(detail, url(), day),
-    );
-  });
+  route(
+    '/issues',
+    ISSUE_PARAMS,
+    (...args) => services.navigation.tracked.issues(...args),
+    presentIssue,
+  );
+  route(
+    '/merge_requests',
+    MERGE_REQUEST_PARAMS,
+    (...args) => services.navigation.tracked.mergeRequests(...args),
+    presentMergeRequest,
+  );
 }

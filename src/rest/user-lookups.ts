@@ -6,6 +6,7 @@ import type { UserView } from '../services/views.js';
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
 import { int, str } from './body.js';
+import { integer, required, text } from './params.js';
 import { presentUser, presentUserForAdmin } from './navigation-entities.js';
 import { presentUserBasic } from './present.js';
 import { PAGE_PARAMS, pageOf, params, sendListed } from './writes.js';
@@ -17,8 +18,8 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
     const p = params(request, {
       ...PAGE_PARAMS,
-      username: { type: { kind: 'string' } },
-      search: { type: { kind: 'string' } },
+      username: text(),
+      search: text(),
     });
     const viewer = principal?.viewer ?? null;
     const page = pageOf(p);
@@ -35,7 +36,7 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
 
   app.get('/users/:id', async (request, reply) => {
     const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.user, false);
-    const p = params(request, { id: { type: { kind: 'integer' }, required: true } });
+    const p = params(request, { id: required(integer()) });
     const viewer = principal?.viewer ?? null;
     const found = await services.navigation.users.get(int(p.id)!, viewer);
     return sendJson(

@@ -13,7 +13,9 @@ import type { Services } from '../services/container.js';
 import type { Listed } from '../services/navigation/navigation.js';
 import { authenticate } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
-import { type ParamSpec, type ParamValue, mergedParams, readParams } from './body.js';
+import type { TProperties } from '@sinclair/typebox';
+import { type ParamValue, type Params, mergedParams, readParams } from './body.js';
+import { integer, required, text } from './params.js';
 import { setPaginationHeaders } from './pagination.js';
 import type { NormalizedQuery } from './query.js';
 
@@ -23,13 +25,10 @@ export const actorOf = (principal: Principal): Actor => ({
 });
 
 /** The request's parameters (query, body, then path), declared and coerced as Grape does. */
-export function params<S extends Record<string, ParamSpec>>(
-  request: FastifyRequest,
-  specs: S,
-): { [K in keyof S]?: ParamValue } {
+export function params<P extends TProperties>(request: FastifyRequest, properties: P): Params<P> {
   return readParams(
     mergedParams(request.query, request.body, request.params as Record<string, string>),
-    specs,
+    properties,
   );
 }
 
@@ -84,11 +83,14 @@ export function requireOneOf(values: Record<string, unknown>, names: readonly st
   ]);
 }
 
+/** `:id` of a project: a number or a (URL-encoded) path. */
+export const PROJECT = { id: required(text()) };
+
 /** `page`/`per_page` as declared parameters of every list. */
 export const PAGE_PARAMS = {
-  page: { type: { kind: 'integer' } },
-  per_page: { type: { kind: 'integer' } },
-} as const satisfies Record<string, ParamSpec>;
+  page: integer(),
+  per_page: integer(),
+};
 
 export function pageOf(values: { page?: ParamValue; per_page?: ParamValue }) {
   const page = offsetPageOf({
@@ -96,6 +98,27 @@ export function pageOf(values: { page?: ParamValue; per_page?: ParamValue }) {
     ...(typeof values.per_page === 'number' ? { per_page: String(values.per_page) } : {}),
   });
   return { ...page, offset: (page.page - 1) * page.perPage, limit: page.perPage };
+}
+
+/**
+ * A content list route: read as `reader` reads, the declared parameters (`PAGE_PARAMS` among
+ * them, where the declaration puts them), and the page `list` finds, already presented.
+ */
+export function listRoute<P extends TProperties>(
+  services: Services,
+  properties: P,
+  list: (
+    ops: ContentOps,
+    p: Params<P>,
+    page: ReturnType<typeof pageOf>,
+  ) => Promise<{ items: unknown[]; total: number }>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const ops = await reader(services, request, reply);
+    const p = params(request, properties);
+    const page = pageOf(p as Params<typeof PAGE_PARAMS>);
+    return sendPage(services, request, reply, page, await list(ops, p, page), (item) => item);
+  };
 }
 
 /** A page of a list with GitLab's pagination headers. */

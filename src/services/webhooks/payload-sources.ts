@@ -1,101 +1,33 @@
 /**
  * Reads what a webhook body is made of, in the caller's transaction (the outbox builds the body
- * from the rows as the write left them), and shapes rows into the domain's payload inputs.
+ * from the rows as the write left them). The payload inputs are the services' views
+ * (services/views.ts): one mapping from rows, which the domain's body builders read field by field.
  */
-import type {
-  HookIssue,
-  HookMergeRequest,
-  HookNote,
-  HookProject,
-  HookPush,
-  HookUser,
-} from '../../domain/webhook-payloads.js';
+import type { HookNote, HookPush } from '../../domain/webhook-payloads.js';
 import type { PushCommit } from '../../domain/push-payload.js';
-import type { RefType, Visibility } from '../../domain/vocabulary.js';
-import type {
-  IssueRow,
-  MergeRequestRow,
-  NoteRow,
-  ProjectRow,
-  PushPayloadRow,
-  UserRow,
-} from '../../store/schema.js';
+import type { RefType } from '../../domain/vocabulary.js';
+import type { NoteRow, PushPayloadRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
+import {
+  type IssueView,
+  type MergeRequestView,
+  type ProjectView,
+  type UserView,
+  issueView,
+  mergeRequestView,
+  noteView,
+  projectView,
+  userView,
+} from '../views.js';
 
-export function hookUserOf(row: UserRow): HookUser {
-  return {
-    id: row.id,
-    name: row.name,
-    username: row.username,
-    email: row.email,
-    avatarUrl: row.avatar_url,
-  };
+/** Notes on issues and merge requests only: the other noteables have no note hook. */
+function hookNoteOf(row: NoteRow): HookNote | undefined {
+  const noteableType = row.noteable_type;
+  if (noteableType !== 'Issue' && noteableType !== 'MergeRequest') return undefined;
+  return { ...noteView(row, null, null), noteableType };
 }
 
-export function hookProjectOf(row: ProjectRow): HookProject {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    namespace: row.namespace,
-    fullPath: row.full_path,
-    visibility: row.visibility as Visibility,
-    defaultBranch: row.default_branch,
-  };
-}
-
-export function hookIssueOf(row: IssueRow): HookIssue {
-  return {
-    id: row.id,
-    iid: row.iid,
-    projectId: row.project_id,
-    title: row.title,
-    description: row.description,
-    authorId: row.author_id,
-    confidential: row.confidential === 1,
-    state: row.state,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    closedAt: row.closed_at,
-    milestoneId: row.milestone_id,
-  };
-}
-
-export function hookMergeRequestOf(row: MergeRequestRow): HookMergeRequest {
-  return {
-    id: row.id,
-    iid: row.iid,
-    projectId: row.project_id,
-    title: row.title,
-    description: row.description,
-    authorId: row.author_id,
-    state: row.state,
-    sourceBranch: row.source_branch,
-    targetBranch: row.target_branch,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    mergedAt: row.merged_at,
-    closedAt: row.closed_at,
-    mergedById: row.merged_by_id,
-    milestoneId: row.milestone_id,
-  };
-}
-
-export function hookNoteOf(row: NoteRow): HookNote | null {
-  if (row.noteable_type !== 'Issue' && row.noteable_type !== 'MergeRequest') return null;
-  return {
-    id: row.id,
-    body: row.body,
-    authorId: row.author_id,
-    noteableType: row.noteable_type,
-    noteableId: row.noteable_id,
-    system: row.system === 1,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-export function hookPushOf(row: PushPayloadRow): HookPush {
+function hookPushOf(row: PushPayloadRow): HookPush {
   return {
     refType: row.ref_type as RefType,
     ref: row.ref,
@@ -106,37 +38,42 @@ export function hookPushOf(row: PushPayloadRow): HookPush {
   };
 }
 
+/** The view of the one row a read by id found, if it found one. */
+async function viewOf<Row, View>(
+  rows: Promise<Row[]>,
+  view: (row: Row) => View,
+): Promise<View | undefined> {
+  const [row] = await rows;
+  return row && view(row);
+}
+
 /** One-row reads by id, in `tx`. */
 export class PayloadSources {
   constructor(private readonly tx: Store) {}
 
-  async user(id: number): Promise<HookUser | undefined> {
+  async user(id: number): Promise<UserView | undefined> {
     const row = await this.tx.webhooks.userRow(id);
-    return row && hookUserOf(row);
+    return row && userView(row);
   }
 
-  async project(id: number): Promise<HookProject | undefined> {
+  async project(id: number): Promise<ProjectView | undefined> {
     const row = await this.tx.webhooks.projectRow(id);
-    return row && hookProjectOf(row);
+    return row && projectView(row);
   }
 
-  async issue(id: number): Promise<HookIssue | undefined> {
-    const [row] = await this.tx.content.issues([id]);
-    return row && hookIssueOf(row);
+  issue(id: number): Promise<IssueView | undefined> {
+    return viewOf(this.tx.content.issues([id]), issueView);
   }
 
-  async mergeRequest(id: number): Promise<HookMergeRequest | undefined> {
-    const [row] = await this.tx.content.mergeRequests([id]);
-    return row && hookMergeRequestOf(row);
+  mergeRequest(id: number): Promise<MergeRequestView | undefined> {
+    return viewOf(this.tx.content.mergeRequests([id]), mergeRequestView);
   }
 
-  async note(id: number): Promise<HookNote | undefined> {
-    const [row] = await this.tx.content.notes([id]);
-    return (row && hookNoteOf(row)) ?? undefined;
+  note(id: number): Promise<HookNote | undefined> {
+    return viewOf(this.tx.content.notes([id]), hookNoteOf);
   }
 
-  async push(eventId: number): Promise<HookPush | undefined> {
-    const [row] = await this.tx.content.pushPayloads([eventId]);
-    return row && hookPushOf(row);
+  push(eventId: number): Promise<HookPush | undefined> {
+    return viewOf(this.tx.content.pushPayloads([eventId]), hookPushOf);
   }
 }
