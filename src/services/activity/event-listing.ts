@@ -54,8 +54,14 @@ export class EventListing {
     const { entry, q } = await cache.entry(this.q, snapshot);
     const { offset, limit } = pageBounds(page);
     const pageKey = `${offset}:${limit}`;
-    const cached = entry.pages?.get(pageKey);
+    let cached = entry.pages?.get(pageKey);
     if (entry.pages) metrics.cacheLookup('rest_page', cached !== undefined);
+    if (cached?.shift) {
+      const shifted = cached;
+      cached = await cache.once(entry, `settle ${pageKey}`, () =>
+        cache.settle(q, entry, pageKey, shifted),
+      );
+    }
     if (cached) return { ...cached, total: reportedTotal(await cache.count(q, entry)) };
     // A known count past the end: no need to ask the database.
     const known = entry.count === undefined ? null : pastTheEnd(entry.count, offset);

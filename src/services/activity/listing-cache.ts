@@ -24,6 +24,11 @@ const MAX_CHECKPOINTS = 1_000;
 export interface CachedPage {
   events: EventView[];
   hasNext: boolean;
+  /**
+   * Rows that have since come before `events[0]` (new events pushed a newest-first page down):
+   * the page stands once `settle` has fetched them, one short walk instead of the whole page.
+   */
+  shift?: number;
 }
 
 /** A GraphQL keyset window as cached, with the bounds it was asked with. */
@@ -257,10 +262,8 @@ export class ListingCache {
   }
 
   /**
-   * The pages and windows new rows (ids above every cached one, oldest first) leave exact. Oldest
-   * first, pages with a next page stand. Newest first, the top page or window gets the rows
-   * prepended while they are fewer than its size; other pages go. Windows whose rows all lie below
-   * the new ids (an upper id bound, or full while walking up the ids) stand.
+   * The pages and windows new rows (ids above every cached one, oldest first) leave exact, or
+   * exact once settled (docs/listing-caches.md, "Bringing an entry forward").
    */
   private async forwardViews(
     pages: Map<string, CachedPage>,
@@ -269,29 +272,51 @@ export class ListingCache {
     desc: boolean,
   ) {
     const n = rows.length;
-    const pageTops = [...pages].filter(([key]) => desc && key.startsWith('0:'));
     const windowTops = [...windows].filter(
       ([, w]) => desc && !w.reverse && w.afterId === undefined && w.beforeId === undefined,
     );
-    const tops = [...pageTops, ...windowTops].filter(([key, v]) => n < limitOf(key, v));
-    const newest = tops.length > 0 ? await hydrateEvents(this.store, [...rows].reverse()) : [];
-    const out = { pages: new Map<string, CachedPage>(), windows: new Map<string, CachedWindow>() };
-    for (const [key, page] of pages) if (!desc && page.hasNext) out.pages.set(key, page);
+    // The new rows the pages and windows show, hydrated once for all of them.
+    let shown = Math.max(0, ...windowTops.map(([, w]) => Math.min(n, w.limit)));
+    for (const key of desc ? pages.keys() : []) {
+      const [offset, limit] = bounds(key);
+      if (offset < n) shown = Math.max(shown, Math.min(n, offset + limit));
+    }
+    const newest =
+      shown > 0 ? await hydrateEvents(this.store, rows.slice(n - shown).reverse()) : [];
+    const out = {
+      pages: desc ? shiftPages(pages, newest, n) : new Map<string, CachedPage>(),
+      windows: new Map<string, CachedWindow>(),
+    };
+    // Oldest first: new rows come after everything, so a page with a next page stands.
+    for (const [key, page] of desc ? [] : pages) if (page.hasNext) out.pages.set(key, page);
     for (const [key, w] of windows) {
       const upper = desc ? w.afterId : w.beforeId;
-      const full = w.views.length === w.limit && desc === Boolean(w.reverse);
+      const full = w.views.length === w.limit && desc === w.reverse;
       if ((upper !== undefined && upper <= rows[0]!.id) || full) out.windows.set(key, w);
     }
-    for (const [key, top] of tops) {
-      const limit = limitOf(key, top);
-      if ('views' in top) {
-        out.windows.set(key, { ...top, views: [...newest, ...top.views].slice(0, limit) });
-      } else {
-        const events = [...newest, ...top.events];
-        out.pages.set(key, { events: events.slice(0, limit), hasNext: events.length > limit });
+    for (const [key, top] of windowTops) {
+      if (n < top.limit) {
+        out.windows.set(key, { ...top, views: [...newest, ...top.views].slice(0, top.limit) });
       }
     }
     return out;
+  }
+
+  /**
+   * A shifted page as it stands at the entry's mark: the `shift` rows right before its first row
+   * (one walk up the listing's index from that row), then its own rows, cut to the page's size;
+   * stored back into the entry, whose mark it shares.
+   */
+  async settle(q: EventQuery, entry: Entry, key: string, page: CachedPage): Promise<CachedPage> {
+    const [, limit] = bounds(key);
+    const before = await this.store.events.since(q, page.events[0]!.id, page.shift ?? 0, undefined);
+    const views = await hydrateEvents(this.store, before.reverse());
+    const settled: CachedPage = {
+      events: [...views, ...page.events].slice(0, limit),
+      hasNext: views.length + page.events.length > limit || page.hasNext,
+    };
+    if (entry.pages?.get(key) === page) entry.pages.set(key, settled);
+    return settled;
   }
 
   /** Ids of the projects a cross-project listing spans (scope=all), or null. */
@@ -319,9 +344,68 @@ function feedFilter(q: EventQuery): { action?: number; targetType?: string } {
   };
 }
 
-/** A cached page's size (its key is `offset:limit`) or a window's. */
-function limitOf(key: string, cached: CachedPage | CachedWindow): number {
-  return 'limit' in cached ? cached.limit : Number(key.split(':')[1]);
+/** A cached page's offset and size (its key is `offset:limit`). */
+function bounds(key: string): [number, number] {
+  return key.split(':').map(Number) as [number, number];
+}
+
+/**
+ * Newest-first pages after `n` new rows (`newest`: the first of them, newest first): the page at
+ * offset `o` now holds the old listing's rows from `o - n` on. A page whose rows the cached pages
+ * and the new rows all hold is rebuilt without a query (pages 1 and 2 give page 2 after a write);
+ * another keeps its rows with a `shift` for `settle`, unless fewer than one of them would remain.
+ */
+function shiftPages(
+  pages: Map<string, CachedPage>,
+  newest: EventView[],
+  n: number,
+): Map<string, CachedPage> {
+  const placed = [...pages].map(([key, page]) => {
+    const [offset, limit] = bounds(key);
+    // Where the page's rows stand in the old listing (a shifted page's lie further down).
+    return { key, page, offset, limit, at: offset + (page.shift ?? 0) };
+  });
+  // What the cached pages tell of the old listing: rows by position, the last position known to
+  // hold a row, and its length when a page reached its end.
+  const known = new Map<number, EventView>();
+  let lastRow = -1;
+  let end: number | undefined;
+  for (const { page, at } of placed) {
+    page.events.forEach((view, i) => known.set(at + i, view));
+    if (page.events.length === 0) continue;
+    lastRow = Math.max(lastRow, at + page.events.length - (page.hasNext ? 0 : 1));
+    if (!page.hasNext) end = at + page.events.length;
+  }
+  const oldAt = (position: number): EventView | 'end' | undefined =>
+    known.get(position) ?? (end !== undefined && position >= end ? 'end' : undefined);
+  const out = new Map<string, CachedPage>();
+  for (const { key, page, offset, limit } of placed) {
+    const events: EventView[] = [];
+    let complete = true;
+    for (let position = offset; position < offset + limit; position++) {
+      const view = position < n ? newest[position] : oldAt(position - n);
+      if (view === 'end') break;
+      if (view === undefined) {
+        complete = false;
+        break;
+      }
+      events.push(view);
+    }
+    const next = offset + limit;
+    const hasNext = !complete
+      ? undefined
+      : next < n || next - n <= lastRow
+        ? true
+        : oldAt(next - n) === 'end'
+          ? false
+          : undefined;
+    if (hasNext !== undefined) out.set(key, { events, hasNext });
+    else {
+      const shift = (page.shift ?? 0) + n;
+      if (page.events.length > 0 && shift < limit) out.set(key, { ...page, shift });
+    }
+  }
+  return out;
 }
 
 /** Remembers a page or window, dropping the oldest past the per-listing bound. */
