@@ -33,7 +33,7 @@ export class EventStore {
     prepared: Kysely<Database> = db,
   ) {
     const members = new RowCache<number, Memberships>(membershipsVersion);
-    this.ctx = { db, prepared, dialect, members, turnReading };
+    this.ctx = { db, prepared, dialect, members, oneWalk: new Map(), turnReading };
   }
 
   head = () => heads.head(this.ctx);

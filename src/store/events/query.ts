@@ -68,6 +68,8 @@ export interface EventContext {
   dialect: 'sqlite' | 'postgres';
   /** A user's memberships with their expiry days, kept while memberships and projects stand. */
   members: RowCache<number, Memberships>;
+  /** Until when a user's listing, for a viewer (`user:viewer`), is one joined walk (walks.ts). */
+  oneWalk: Map<string, number>;
   /** PostgreSQL outside a transaction: the shared reading the head comes from. */
   turnReading?: SharedRead<TurnReading>;
 }

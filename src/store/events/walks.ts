@@ -26,6 +26,9 @@ type WalkQuery = SelectQueryBuilder<Database & { e: Database['events'] }, 'e', E
 
 /** Above this many projects scope=all (or a user's listing) is one joined walk. */
 const MAX_MERGED_PROJECTS = 200;
+/** How long a user's listing keeps the choice of one joined walk for a viewer (`authorParts`). */
+const ONE_WALK_KEPT_MS = 10_000;
+const ONE_WALK_ENTRIES = 10_000;
 
 /**
  * A bound as a condition on ids in the stored range (domain/ids.ts): PostgreSQL refuses a client's
@@ -115,6 +118,12 @@ export async function memberParts(
 async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery[] | null> {
   const { source, viewer } = q;
   if (source.kind !== 'author' || viewer?.admin) return null;
+  // One joined walk is exact whatever the user's projects are, so that choice is kept a while
+  // (a forward under writes would otherwise group the user's tallies again); merged walks need
+  // every project of the user, so they are chosen afresh each time.
+  const key = `${source.userId}:${viewer?.userId ?? ''}`;
+  const now = Date.now();
+  if ((ctx.oneWalk.get(key) ?? 0) > now) return null;
   const authored = await ctx.db
     .selectFrom('event_tallies as t')
     .innerJoin('projects as p', 'p.id', 't.project_id')
@@ -139,7 +148,11 @@ async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery
     else hidden += Number(p.n);
     return ok;
   });
-  if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) return null;
+  if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) {
+    if (ctx.oneWalk.size >= ONE_WALK_ENTRIES) ctx.oneWalk.clear();
+    ctx.oneWalk.set(key, now + ONE_WALK_KEPT_MS);
+    return null;
+  }
   return readable.map((p) => ({
     ...q,
     source: {
