@@ -240,8 +240,17 @@ export class ActivityService {
       return query({ kind: 'project', projectId, visibility, accessLevel });
     }
     if (!viewer) throw new Error('viewer source needs an authenticated viewer');
-    const kind = source.scope === 'all' ? 'memberships' : 'author';
-    return query({ kind, userId: viewer.userId });
+    const userId = viewer.userId;
+    // Starred and followed listings carry the set they were read with (store/events/social.ts).
+    if (source.scope === 'starred') {
+      const projects = await this.store.events.starredProjects(viewer, this.day());
+      return query({ kind: 'starred', userId, projects });
+    }
+    if (source.scope === 'followed') {
+      const followees = await this.store.events.followedUsers(viewer);
+      return query({ kind: 'followed', userId, followees });
+    }
+    return query({ kind: source.scope === 'all' ? 'memberships' : 'author', userId });
   }
 
   /** One event by id, looked up through its project's listing: no second copy of its rules. */
