@@ -102,6 +102,23 @@ const queries: fc.Arbitrary<Query[]> = fc.array(
   { minLength: 2, maxLength: 4 },
 );
 
+interface OracleIssue {
+  id: number;
+  project: number;
+  author: number;
+  confidential: boolean;
+}
+
+interface OracleEvent {
+  id: number;
+  project: number;
+  author: number;
+  createdAt: number;
+  action: string;
+  targetType: string | null;
+  issue: OracleIssue | null;
+}
+
 const day = (n: number) => new Date(T0 + n * DAY).toISOString().slice(0, 10);
 
 for (const dialect of DIALECTS) {
@@ -119,7 +136,12 @@ for (const dialect of DIALECTS) {
     /** The world in the database, and the oracle's listing of a query for its viewer. */
     async function build(spec: WorldSpec) {
       const w = ++world;
-      const users = [];
+      const users: Array<{
+        id: number;
+        admin: boolean;
+        privateProfile: boolean;
+        blocked: boolean;
+      }> = [];
       for (const [i, u] of spec.users.entries()) {
         // The viewer stays active: a blocked user's token is refused before any listing.
         const blocked = u.blocked && i !== spec.viewer;
@@ -130,7 +152,7 @@ for (const dialect of DIALECTS) {
         });
         users.push({ id: row.id, ...u, blocked });
       }
-      const projects = [];
+      const projects: Array<{ id: number; visibility: string }> = [];
       for (const [i, visibility] of spec.projects.entries()) {
         const row = await f.project(`w${w}/p${i}`, users[0]!.id, visibility);
         projects.push({ id: row.id, visibility });
@@ -142,7 +164,7 @@ for (const dialect of DIALECTS) {
         levels.set(key, level);
         await f.member(projects[p]!.id, users[u]!.id, level);
       }
-      const issues = [];
+      const issues: OracleIssue[] = [];
       for (const i of spec.issues) {
         const row = await f.issue(
           projects[i.project]!.id,
@@ -157,7 +179,7 @@ for (const dialect of DIALECTS) {
           confidential: i.confidential,
         });
       }
-      const events = [];
+      const events: OracleEvent[] = [];
       for (const [n, e] of spec.events.entries()) {
         const projectId = projects[e.project]!.id;
         const authorId = users[e.author]!.id;
@@ -252,7 +274,7 @@ for (const dialect of DIALECTS) {
         if (visibility === 'public' || viewer.admin || level(p) !== null) return true;
         return visibility === 'internal';
       };
-      const shows = (e: (typeof events)[number]) => {
+      const shows = (e: OracleEvent) => {
         if (!readsProject(e.project)) return false;
         if (viewer.admin) return true;
         const l = level(e.project) ?? 0;
@@ -317,6 +339,48 @@ for (const dialect of DIALECTS) {
       }
     }
 
+    type Connection = {
+      totalCount: number;
+      nodes: Array<{ databaseId: number }>;
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
+
+    /**
+     * Walks a connection forward page by page: `field` is the connection's selection with its
+     * arguments, `pick` finds it in the answer.
+     */
+    async function walkConnection(
+      token: string,
+      field: (after: string) => string,
+      pick: (data: Record<string, unknown>) => Connection,
+      expected: number[],
+      what: string,
+      closing = '',
+    ) {
+      const ids: number[] = [];
+      let cursor: string | null = null;
+      for (let guard = 0; guard < 100; guard++) {
+        const selection = '{ totalCount nodes { databaseId } pageInfo { hasNextPage endCursor } }';
+        const query = `query($after: String) { ${field('after: $after')} ${selection}${closing} }`;
+        const response = await fetch(`${server.url}/api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'private-token': token },
+          body: JSON.stringify({ query, variables: { after: cursor } }),
+        });
+        const body = (await response.json()) as {
+          data?: Record<string, unknown>;
+          errors?: unknown;
+        };
+        assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+        const connection = pick(body.data!);
+        assert.equal(connection.totalCount, expected.length, what);
+        ids.push(...connection.nodes.map((n) => n.databaseId));
+        if (!connection.pageInfo.hasNextPage) break;
+        cursor = connection.pageInfo.endCursor;
+      }
+      assert.deepEqual(ids, expected, what);
+    }
+
     async function graphqlWalk(q: Query, token: string, expected: number[]) {
       const scope = q.scope.toUpperCase();
       const filter = [
@@ -326,33 +390,26 @@ for (const dialect of DIALECTS) {
         q.before !== undefined ? `before: "${day(q.before)}"` : '',
         q.after !== undefined ? `after: "${day(q.after)}"` : '',
       ].join(' ');
-      const ids: number[] = [];
-      let cursor: string | null = null;
-      for (let guard = 0; guard < 100; guard++) {
-        const query = `query($after: String) { events(scope: ${scope}, first: ${q.perPage}, after: $after, filter: { ${filter} }) { totalCount nodes { databaseId } pageInfo { hasNextPage endCursor } } }`;
-        const response = await fetch(`${server.url}/api/graphql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'private-token': token },
-          body: JSON.stringify({ query, variables: { after: cursor } }),
-        });
-        const body = (await response.json()) as {
-          data?: {
-            events: {
-              totalCount: number;
-              nodes: Array<{ databaseId: number }>;
-              pageInfo: { hasNextPage: boolean; endCursor: string | null };
-            };
-          };
-          errors?: unknown;
-        };
-        assert.equal(body.errors, undefined, JSON.stringify(body.errors));
-        const events = body.data!.events;
-        assert.equal(events.totalCount, expected.length);
-        ids.push(...events.nodes.map((n) => n.databaseId));
-        if (!events.pageInfo.hasNextPage) break;
-        cursor = events.pageInfo.endCursor;
-      }
-      assert.deepEqual(ids, expected, `GraphQL ${scope} ${filter}`);
+      const page = `first: ${q.perPage}, filter: { ${filter} }`;
+      await walkConnection(
+        token,
+        (after) => `events(scope: ${scope}, ${page}, ${after})`,
+        (data) => data.events as Connection,
+        expected,
+        `events(scope: ${scope}) ${filter}`,
+      );
+      if (q.scope !== 'followed') return;
+      // GitLab's form: the same listing (target ALL), under currentUser.activity.
+      await walkConnection(
+        token,
+        (after) => `currentUser { activity { followedUsersActivity(target: ALL, ${page}, ${after})`,
+        (data) =>
+          (data.currentUser as { activity: { followedUsersActivity: Connection } }).activity
+            .followedUsersActivity,
+        expected,
+        `followedUsersActivity ${filter}`,
+        ' } }',
+      );
     }
 
     it('every REST page and the GraphQL connection equal the oracle', async () => {
@@ -361,15 +418,6 @@ for (const dialect of DIALECTS) {
           const { token, oracle } = await build(spec);
           for (const q of qs) {
             const expected = oracle(q);
-            console.error(
-              'DBG',
-              q.scope,
-              expected.length,
-              spec.events.length,
-              JSON.stringify(spec.stars),
-              spec.viewer,
-              JSON.stringify(q),
-            );
             await restPages(q, token, expected);
             await graphqlWalk(q, token, expected);
           }
