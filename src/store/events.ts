@@ -23,10 +23,7 @@ export {
   type MemberProject,
   dayOf,
 } from './events/query.js';
-export {
-  type StarredProject,
-  MAX_SOCIAL_PARTS,
-} from './events/social.js';
+export { type StarredProject, MAX_SOCIAL_PARTS } from './events/social.js';
 
 export class EventStore {
   private readonly ctx: EventContext;

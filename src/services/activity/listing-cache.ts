@@ -331,7 +331,8 @@ export class ListingCache {
    */
   private async spanned(q: EventQuery): Promise<Spanned | null> {
     const { source } = q;
-    if (source.kind === 'starred') return { owner: 'p', ids: source.projects.map((p) => p.projectId) };
+    if (source.kind === 'starred')
+      return { owner: 'p', ids: source.projects.map((p) => p.projectId) };
     if (source.kind === 'followed') return { owner: 'a', ids: [...source.followees] };
     if (source.kind !== 'memberships') return null;
     const projects = await this.store.events.memberProjects(source.userId, dayOf(q));
