@@ -276,6 +276,45 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('through the API: POST /projects/:id/star and /users/:id/follow change the feeds at once', async () => {
+      const writer = await f.token(ids.alice, ['api']);
+      const post = (path: string) =>
+        fetch(`${server.url}/api/v4${path}`, {
+          method: 'POST',
+          headers: { 'private-token': writer },
+        });
+      for (const [path, take, drop, shows] of [
+        [
+          '/api/v4/events?scope=starred',
+          `/projects/${ids.side}/star`,
+          `/projects/${ids.side}/unstar`,
+          ev.carolSide,
+        ],
+        [
+          '/api/v4/events?scope=followed',
+          `/users/${ids.carol}/follow`,
+          `/users/${ids.carol}/unfollow`,
+          ev.carolPub,
+        ],
+      ] as const) {
+        const first = await get(path);
+        const tag = first.headers.get('etag')!;
+        const before = ((await first.json()) as Array<{ id: number }>).map((e) => e.id);
+        assert.equal((await post(take)).status, 201, take);
+        const taken = await get(path, { 'if-none-match': tag });
+        assert.equal(taken.status, 200);
+        const after = ((await taken.json()) as Array<{ id: number }>).map((e) => e.id);
+        assert.ok(after.includes(shows) && !before.includes(shows), path);
+        assert.equal((await post(drop)).status, 201, drop);
+        const dropped = await get(path, { 'if-none-match': taken.headers.get('etag')! });
+        assert.equal(dropped.status, 200);
+        assert.deepEqual(
+          ((await dropped.json()) as Array<{ id: number }>).map((e) => e.id),
+          before,
+        );
+      }
+    });
+
     it('Atom: /dashboard/starred.atom and /dashboard/followed.atom with the dashboard’s credentials', async () => {
       for (const [feed, expected] of [
         ['starred', [ev.bobSecret, ev.carolPub, ev.bobPub]],
