@@ -10,6 +10,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Fixtures } from '../helpers/fixtures.js';
+import {
+  type LiveClient,
+  type Subscriber,
+  liveClient,
+  sleep,
+  untilSubscribed,
+} from '../graphql/live-support.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;
@@ -134,7 +141,7 @@ for (const dialect of DIALECTS) {
     after(() => server.close());
 
     /** The world in the database, and the oracle's listing of a query for its viewer. */
-    async function build(spec: WorldSpec) {
+    async function build(spec: WorldSpec, beforeEvents?: (token: string) => Promise<void>) {
       const w = ++world;
       const users: Array<{
         id: number;
@@ -179,6 +186,31 @@ for (const dialect of DIALECTS) {
           confidential: i.confidential,
         });
       }
+      const stars = new Set<string>();
+      const v = spec.viewer;
+      for (const [who, p] of spec.stars) {
+        const u = who < 0 ? v : who;
+        if (stars.has(`${u}:${p}`)) continue;
+        stars.add(`${u}:${p}`);
+        await server.store.db
+          .insertInto('project_stars')
+          .values({ user_id: users[u]!.id, project_id: projects[p]!.id, created_at: T0 })
+          .execute();
+      }
+      const follows = new Set<string>();
+      for (const [who, b] of spec.follows) {
+        const a = who < 0 ? v : who;
+        if (a === b || follows.has(`${a}:${b}`)) continue;
+        follows.add(`${a}:${b}`);
+        await server.store.db
+          .insertInto('user_follows')
+          .values({ follower_id: users[a]!.id, followee_id: users[b]!.id, created_at: T0 })
+          .execute();
+      }
+      const viewer = users[v]!;
+      const token = await f.token(viewer.id);
+      // Subscribers take their streams before the events are written.
+      await beforeEvents?.(token);
       const events: OracleEvent[] = [];
       for (const [n, e] of spec.events.entries()) {
         const projectId = projects[e.project]!.id;
@@ -245,29 +277,6 @@ for (const dialect of DIALECTS) {
           issue,
         });
       }
-      const stars = new Set<string>();
-      const v = spec.viewer;
-      for (const [who, p] of spec.stars) {
-        const u = who < 0 ? v : who;
-        if (stars.has(`${u}:${p}`)) continue;
-        stars.add(`${u}:${p}`);
-        await server.store.db
-          .insertInto('project_stars')
-          .values({ user_id: users[u]!.id, project_id: projects[p]!.id, created_at: T0 })
-          .execute();
-      }
-      const follows = new Set<string>();
-      for (const [who, b] of spec.follows) {
-        const a = who < 0 ? v : who;
-        if (a === b || follows.has(`${a}:${b}`)) continue;
-        follows.add(`${a}:${b}`);
-        await server.store.db
-          .insertInto('user_follows')
-          .values({ follower_id: users[a]!.id, followee_id: users[b]!.id, created_at: T0 })
-          .execute();
-      }
-      const viewer = users[v]!;
-      const token = await f.token(viewer.id);
       const level = (p: number) => levels.get(`${p}:${v}`) ?? null;
       const readsProject = (p: number) => {
         const visibility = projects[p]!.visibility;
@@ -423,6 +432,44 @@ for (const dialect of DIALECTS) {
           }
         }),
         { numRuns: dialect === 'sqlite' ? 25 : 15 },
+      );
+    });
+
+    it('the subscription streams eventCreated(scope: STARRED | FOLLOWED) equal the oracle', async () => {
+      await fc.assert(
+        fc.asyncProperty(worlds, async (spec) => {
+          let client: LiveClient | undefined;
+          const streams: Partial<Record<Query['scope'], Subscriber>> = {};
+          try {
+            const { oracle } = await build(spec, async (token) => {
+              client = liveClient(server.url, { 'PRIVATE-TOKEN': token });
+              for (const scope of ['starred', 'followed'] as const) {
+                streams[scope] = client.subscribe(
+                  `subscription { eventCreated(scope: ${scope.toUpperCase()}) { databaseId } }`,
+                );
+              }
+              await untilSubscribed(server.services, 2);
+            });
+            for (const scope of ['starred', 'followed'] as const) {
+              // A stream is in id order: the oracle's oldest-first listing, unpaged.
+              const expected = oracle({ scope, sort: 'asc', perPage: 100 });
+              const stream = streams[scope]!;
+              await stream.waitFor(expected.length, 10_000);
+              // Nothing more arrives: the other events were not the stream's.
+              await sleep(400);
+              assert.deepEqual(stream.errors, []);
+              assert.deepEqual(
+                stream.events.map((e) => e.databaseId),
+                expected,
+                `eventCreated(scope: ${scope.toUpperCase()})`,
+              );
+            }
+          } finally {
+            await client?.dispose();
+            for (let i = 0; i < 500 && server.services.live.size > 0; i++) await sleep(10);
+          }
+        }),
+        { numRuns: 6 },
       );
     });
   });
