@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
+import { sql } from 'kysely';
 import { type Store, openStore } from '../../src/store/store.js';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
@@ -348,6 +349,48 @@ for (const dialect of DIALECTS) {
         const anonymous = await fetch(`${server.url}/dashboard/${feed}.atom`);
         assert.equal(anonymous.status, 401);
         assert.equal(await anonymous.text(), '401 Unauthorized\n');
+      }
+    });
+
+    it('the listing alone sees a star: without migration 024’s listing-version triggers, no stale kept answer or 304', async () => {
+      // What remains is the set read with every request and its mark: the listing's own key.
+      for (const table of ['project_stars', 'user_follows']) {
+        if (dialect === 'postgres') {
+          await sql.raw(`DROP TRIGGER ${table}_listing_version ON ${table}`).execute(other.db);
+        } else {
+          for (const op of ['insert', 'update', 'delete']) {
+            await sql.raw(`DROP TRIGGER ${table}_listing_version_${op}`).execute(other.db);
+          }
+        }
+      }
+      for (const [path, take, drop, shows] of [
+        [
+          '/api/v4/events?scope=starred',
+          () => star(ids.side),
+          () => unstar(ids.side),
+          ev.carolSide,
+        ],
+        [
+          '/api/v4/events?scope=followed',
+          () => follow(ids.carol),
+          () => unfollow(ids.carol),
+          ev.carolPub,
+        ],
+      ] as const) {
+        const first = await get(path);
+        const tag = first.headers.get('etag')!;
+        const before = await first.text();
+        // Kept: the same URL again is the kept answer.
+        assert.equal(await (await get(path)).text(), before);
+        await take();
+        const kept = await get(path);
+        assert.ok(
+          ((await kept.json()) as Array<{ id: number }>).some((e) => e.id === shows),
+          `${path}: not the kept answer of before the change`,
+        );
+        assert.equal((await get(path, { 'if-none-match': tag })).status, 200);
+        await drop();
+        assert.equal(await (await get(path)).text(), before);
       }
     });
 

@@ -136,7 +136,10 @@ export class ActivityService {
     let tag: string | null = null;
     let snapshot;
     if (validators) {
-      ({ mark, snapshot } = await this.markOf(q, offset));
+      // A starred or followed listing's set is read again with its mark (listing-cache `socialSet`).
+      const social = q?.source.kind === 'starred' || q?.source.kind === 'followed';
+      const again = social ? () => this.query(request.source, filter, viewer) : undefined;
+      ({ mark, snapshot } = await this.markOf(q, offset, again));
       tag = versionTag(validators.vary, [mark.value]);
       if (ifNoneMatchMatches(validators.ifNoneMatch, tag) || tag === validators.kept) {
         return { notModified: true, tag };
@@ -152,11 +155,19 @@ export class ActivityService {
     return { notModified: false, tag, mark, page: result as Result<P> };
   }
 
-  /** The listing's mark, read again dated afresh (a kept answer's memberships are judged today). */
-  private async markOf(q: EventQuery | null, page?: OffsetPage) {
-    const read = () => this.listing(q).mark(page);
-    const { mark, snapshot } = await read();
-    return { mark: { value: mark, read: async () => (await read()).mark }, snapshot };
+  /**
+   * The listing's mark, read again dated afresh (a kept answer's memberships are judged today),
+   * and with `again`, of the query resolved again (a starred or followed listing's set).
+   */
+  private async markOf(
+    q: EventQuery | null,
+    page?: OffsetPage,
+    again?: () => Promise<EventQuery | null>,
+  ) {
+    const read = (query: EventQuery | null) => this.listing(query).mark(page);
+    const { mark, snapshot } = await read(q);
+    const reread = async () => (await read(again ? await again() : q)).mark;
+    return { mark: { value: mark, read: reread }, snapshot };
   }
 
   /**
