@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { ACCESS_LEVELS } from '../../src/domain/vocabulary.js';
 import { sql } from 'kysely';
 import { type Store, openStore } from '../../src/store/store.js';
@@ -350,6 +351,74 @@ for (const dialect of DIALECTS) {
         assert.equal(anonymous.status, 401);
         assert.equal(await anonymous.text(), '401 Unauthorized\n');
       }
+    });
+
+    it('random parameters with scope=starred|followed never a 5xx; valid ones mixed in answer exactly', async () => {
+      const expected = {
+        starred: [ev.bobSecret, ev.carolPub, ev.bobPub],
+        followed: [ev.bobSecret, ev.bobPub],
+      };
+      const junk = fc.constantFrom(
+        'created',
+        'pushed',
+        'issue',
+        'merge_request',
+        'bogus',
+        'asc',
+        'desc',
+        '2026-01-02',
+        '2026-02-30',
+        '-1',
+        '0',
+        '101',
+        '99999999999999999999',
+        '%ZZ',
+        '%00',
+        '',
+        'a&b',
+      );
+      const names = fc.constantFrom(
+        'action',
+        'target_type',
+        'before',
+        'after',
+        'sort',
+        'page',
+        'per_page',
+        'scope',
+        'action[]',
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('starred' as const, 'followed' as const),
+          fc.array(fc.tuple(names, junk), { maxLength: 4 }),
+          fc.boolean(),
+          async (scope, pairs, valid) => {
+            const path = valid
+              ? `/api/v4/events?scope=${scope}`
+              : `/api/v4/events?scope=${scope}&${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`;
+            const response = await get(path);
+            const text = await response.text();
+            assert.ok(response.status < 500, `${path}: ${response.status} ${text}`);
+            assert.equal(response.headers.get('content-type'), 'application/json', path);
+            const body = JSON.parse(text) as unknown;
+            if (response.status >= 400) {
+              const error = body as { message?: unknown; error?: unknown };
+              assert.ok(typeof error.message === 'string' || typeof error.error === 'string', text);
+            } else {
+              assert.ok(Array.isArray(body), text);
+            }
+            if (valid) {
+              assert.equal(response.status, 200);
+              assert.deepEqual(
+                (body as Array<{ id: number }>).map((e) => e.id),
+                expected[scope],
+              );
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
     });
 
     it('the listing alone sees a star: without migration 024’s listing-version triggers, no stale kept answer or 304', async () => {
