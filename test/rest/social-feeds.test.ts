@@ -353,6 +353,49 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('GraphQL: followedUsersActivity(target:) as GitLab’s tabs; activity only on the current user', async () => {
+      const post = (query: string) =>
+        fetch(`${server.url}/api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'private-token': token },
+          body: JSON.stringify({ query }),
+        });
+      const ask = async (query: string) => {
+        const response = await post(query);
+        assert.equal(response.status, 200);
+        return (await response.json()) as { data: Record<string, unknown>; errors?: unknown };
+      };
+      const target = async (value: string) => {
+        const answer = await ask(
+          `{ currentUser { activity { followedUsersActivity(target: ${value}) { totalCount nodes { databaseId } } } } }`,
+        );
+        assert.equal(answer.errors, undefined, JSON.stringify(answer.errors));
+        const connection = (
+          answer.data.currentUser as {
+            activity: {
+              followedUsersActivity: { totalCount: number; nodes: { databaseId: number }[] };
+            };
+          }
+        ).activity.followedUsersActivity;
+        assert.equal(connection.totalCount, connection.nodes.length);
+        return connection.nodes.map((n) => n.databaseId);
+      };
+      assert.deepEqual(await target('ALL'), [ev.bobSecret, ev.bobPub]);
+      assert.deepEqual(await target('TEAM'), [ev.bobSecret, ev.bobPub]);
+      // Bob's push is in a project where alice is a guest: hidden, as in every listing.
+      assert.deepEqual(await target('PUSH'), []);
+      assert.deepEqual(await target('ISSUE'), []);
+      assert.deepEqual(await target('WIKI'), []);
+      const other = await ask('{ user(username: "bob") { username activity { __typename } } }');
+      assert.deepEqual(other.data, { user: { username: 'bob', activity: null } });
+      // An unknown target is a validation error (400), as any bad document.
+      const bad = await post(
+        '{ currentUser { activity { followedUsersActivity(target: NOPE) { totalCount } } } }',
+      );
+      assert.equal(bad.status, 400);
+      assert.match(JSON.stringify(await bad.json()), /NOPE/);
+    });
+
     it('random parameters with scope=starred|followed never a 5xx; valid ones mixed in answer exactly', async () => {
       const expected = {
         starred: [ev.bobSecret, ev.carolPub, ev.bobPub],
