@@ -31,6 +31,17 @@ export class StarOps extends Ops {
     return removed ? { changed: true, detail: await this.detail(access) } : { changed: false };
   }
 
+  /** A readable project's star count, and whether the (signed-in) actor starred it. */
+  async state(idOrPath: string): Promise<{ starCount: number; starred: boolean | null }> {
+    const access = await this.project(idOrPath);
+    const actor = this.context.actor;
+    const [counts, starred] = await Promise.all([
+      this.store.stars.counts([access.project.id]),
+      actor ? this.store.stars.has(actor.user.id, access.project.id) : null,
+    ]);
+    return { starCount: counts.get(access.project.id) ?? 0, starred };
+  }
+
   /**
    * `GET /projects/:id/starrers`: who starred a project the viewer can read, in the order they
    * starred it; private and blocked profiles only to themselves and administrators.
