@@ -15,6 +15,9 @@ import {
 import { Fixtures } from '../helpers/fixtures.js';
 import { type OAuthWorld, PASSWORD, startOAuthServer } from '../oauth/support.js';
 
+/** What `page.evaluate` reads in the browser (the DOM library is not in the Node build). */
+declare const document: { documentElement: { scrollWidth: number } };
+
 describe('star and follow from the pages in Chromium', { skip: BROWSER_SKIP }, () => {
   let world: OAuthWorld;
   let browser: Browser;

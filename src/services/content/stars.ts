@@ -3,10 +3,9 @@
  * project (404 otherwise, as every project route); it writes no event (GitLab writes none).
  * The triggers of migration 024 move the user's social version and the listing version.
  */
-import { type UserView, userView } from '../views.js';
+import { type UserView, projectView, userView } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
 import type { ProjectDetail } from './projects.js';
-import { projectView } from '../views.js';
 
 /** What a star or unstar did: the project as it now is, or nothing (GitLab's 304). */
 export type StarChange = { changed: true; detail: ProjectDetail } | { changed: false };
