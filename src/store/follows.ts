@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from './database.js';
 import { countRows } from './listing-sql.js';
-import type { Database, UserFollowRow, UserRow } from './schema.js';
+import type { Database, UserRow } from './schema.js';
 
 export class FollowStore {
   constructor(
@@ -101,17 +101,6 @@ export class FollowStore {
       .orderBy('u.id')
       .limit(limit)
       .offset(offset)
-      .execute();
-  }
-
-  /** Every follow, oldest first (export). */
-  all(): Promise<UserFollowRow[]> {
-    return this.db
-      .selectFrom('user_follows')
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('follower_id')
-      .orderBy('followee_id')
       .execute();
   }
 }

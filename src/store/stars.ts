@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../domain/visibility.js';
 import { contains, countRows } from './listing-sql.js';
-import type { Database, ProjectStarRow, UserRow } from './schema.js';
+import type { Database, UserRow } from './schema.js';
 
 /** Who starred a project, filtered as `GET /projects/:id/starrers` filters. */
 export interface StarrerQuery {
@@ -81,17 +81,6 @@ export class StarStore {
       .orderBy('project_id')
       .execute();
     return rows.map((r) => r.project_id);
-  }
-
-  /** Every star, oldest first (export). */
-  all(): Promise<ProjectStarRow[]> {
-    return this.db
-      .selectFrom('project_stars')
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('user_id')
-      .orderBy('project_id')
-      .execute();
   }
 
   private filteredStarrers(q: StarrerQuery) {

@@ -32,6 +32,7 @@ import { LIVE_SCRIPT_PREFIX, liveScript } from './live-script.js';
 import { projectLinks } from './object-templates.js';
 import { projectSubpages } from './project-pages.js';
 import { signedIn } from './session.js';
+import { followControl, starControl } from './social.js';
 
 /** GitLab nests groups 20 deep: 20 groups, the project, `activity`. */
 const MAX_SEGMENTS = 22;
@@ -233,9 +234,11 @@ function activityHandlers(services: Services) {
         selected: params.date?.key,
       });
     }
+    const follows = readable ? await services.navigation.users.follows(user, viewer) : null;
     const header = html`<header class="page-header">
       <h1>${readable ? user.name : user.username}</h1>
       <p class="muted">@${user.username}</p>
+      ${follows ? followControl(user, follows, ctx) : ''}
     </header>`;
     const title = readable ? `${user.name} (@${user.username})` : `@${user.username}`;
     const atom = { path: `/${user.username}.atom`, title: `${user.username} activity` };
@@ -266,11 +269,13 @@ function activityHandlers(services: Services) {
       subscribe: { project: project.fullPath },
       empty: 'No activity in this project yet.',
     };
+    const actor = ctx && viewer ? { user: ctx.user, viewer } : null;
+    const stars = await services.content.reading(actor).stars.state(String(project.id));
     const header = html`<header class="page-header">
       <h1>${project.name}</h1>
       <p class="muted project-path">${projectDisplayName(project.fullPath)}</p>
       ${project.description ? html`<p class="muted">${project.description}</p>` : ''}
-      ${projectLinks(project)}
+      ${projectLinks(project)} ${starControl(project.fullPath, stars, ctx)}
     </header>`;
     const title = `${project.name} · ${project.fullPath}`;
     const atom = { path: `/${project.fullPath}.atom`, title: `${project.name} activity` };

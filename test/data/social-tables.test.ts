@@ -115,6 +115,29 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('hands the feeds their sources and the version that says they changed', async () => {
+      const carol = (await new Fixtures(store).user('carol')).id;
+      const other = (await new Fixtures(store).project('acme/web', ids.alice, 'private')).id;
+      const before = await store.socialVersions.of(carol);
+      assert.equal(before, 0, 'no row yet: version 0');
+      assert.equal(await store.stars.add(carol, other, 5), true);
+      assert.equal(await store.stars.add(carol, other, 6), false, 'a second star changes nothing');
+      assert.equal(await store.stars.add(carol, ids.project, 7), true);
+      assert.deepEqual(await store.stars.projectIdsOf(carol), [ids.project, other].sort((x, y) => x - y));
+      assert.equal(await store.follows.add(carol, ids.bob, 8), true);
+      assert.equal(await store.follows.add(carol, ids.bob, 9), false);
+      assert.equal(await store.follows.add(carol, ids.alice, 10), true);
+      assert.deepEqual(await store.follows.followeeIdsOf(carol), [ids.alice, ids.bob].sort((x, y) => x - y));
+      // Four changes (two stars, two follows); the refused repeats moved nothing.
+      assert.equal(await store.socialVersions.of(carol), 4);
+      assert.equal(await store.stars.remove(carol, other), true);
+      assert.equal(await store.stars.remove(carol, other), false);
+      assert.equal(await store.follows.remove(carol, ids.bob), true);
+      assert.equal(await store.socialVersions.of(carol), 6);
+      assert.deepEqual(await store.stars.projectIdsOf(carol), [ids.project]);
+      assert.deepEqual(await store.follows.followeeIdsOf(carol), [ids.alice]);
+    });
+
     it('answers starrers and followers through their own indexes', async () => {
       const indexes =
         dialect === 'sqlite'

@@ -191,6 +191,37 @@ for (const dialect of DIALECTS) {
       assert.equal(room.status, 201);
     });
 
+    it('follows sent at once never pass the limit together', async () => {
+      const db = a.server.store.db;
+      const racer = await a.fx.user('racer');
+      const token = await a.fx.token(racer.id, ['api']);
+      const fans = await db
+        .selectFrom('users')
+        .select('id')
+        .where('username', 'like', 'fan%')
+        .orderBy('id')
+        .execute();
+      await db
+        .insertInto('user_follows')
+        .values(
+          fans
+            .slice(0, 298)
+            .map((u) => ({ follower_id: racer.id, followee_id: u.id, created_at: 0 })),
+        )
+        .execute();
+      const targets = [a.ids.alice!, a.ids.bob!, a.ids.carol!, a.ids.erin!, a.ids.root!];
+      const answers = await Promise.all(
+        targets.map((id) => api(a.server, 'POST', `/users/${id}/follow`, token)),
+      );
+      assert.deepEqual(answers.map((r) => r.status).sort(), [201, 201, 400, 400, 400]);
+      const count = await db
+        .selectFrom('user_follows')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('follower_id', '=', racer.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 300);
+    });
+
     it('a follow writes no event', async () => {
       const events = await v4('GET', '/events', 'alice');
       assert.deepEqual(events.body, []);

@@ -197,6 +197,19 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    it('stars sent at once by one user make one star: one 201, the rest 304', async () => {
+      const project = (await a.fx.project('alice/race', a.ids.alice!, 'public')).id;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => v4('POST', `/projects/${project}/star`, 'bob')),
+      );
+      assert.deepEqual(
+        answers.map((r) => r.status).sort(),
+        [201, 304, 304, 304, 304, 304, 304, 304],
+      );
+      const shown = await v4('GET', `/projects/${project}`, 'bob');
+      assert.equal((shown.body as { star_count: number }).star_count, 1);
+    });
+
     it('a star writes no event', async () => {
       const events = await v4('GET', `/projects/${pub}/events`, 'alice');
       assert.deepEqual(events.body, []);

@@ -3,10 +3,9 @@
  * project (404 otherwise, as every project route); it writes no event (GitLab writes none).
  * The triggers of migration 024 move the user's social version and the listing version.
  */
-import { type UserView, userView } from '../views.js';
+import { type UserView, projectView, userView } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';
 import type { ProjectDetail } from './projects.js';
-import { projectView } from '../views.js';
 
 /** What a star or unstar did: the project as it now is, or nothing (GitLab's 304). */
 export type StarChange = { changed: true; detail: ProjectDetail } | { changed: false };
@@ -29,6 +28,17 @@ export class StarOps extends Ops {
     const access = await this.project(idOrPath);
     const removed = await this.store.stars.remove(this.actor.user.id, access.project.id);
     return removed ? { changed: true, detail: await this.detail(access) } : { changed: false };
+  }
+
+  /** A readable project's star count, and whether the (signed-in) actor starred it. */
+  async state(idOrPath: string): Promise<{ starCount: number; starred: boolean | null }> {
+    const access = await this.project(idOrPath);
+    const actor = this.context.actor;
+    const [counts, starred] = await Promise.all([
+      this.store.stars.counts([access.project.id]),
+      actor ? this.store.stars.has(actor.user.id, access.project.id) : null,
+    ]);
+    return { starCount: counts.get(access.project.id) ?? 0, starred };
   }
 
   /**
