@@ -31,7 +31,11 @@ export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow, OffsetListing } from './event-listing.js';
 export type { ActivityReader, EventTarget, ReaderSource } from './activity-reader.js';
 
-/** What to list: the viewer's own events, a user's, or a project's (by key, or as found). */
+/**
+ * What to list: the viewer's own events (scope `all`: their projects'; `starred`, `followed`: the
+ * starred projects', the followed users'; anything else is ignored, as GitLab does), a user's, or
+ * a project's (by key, or as found).
+ */
 export type ActivitySource =
   | { kind: 'viewer'; scope?: string | undefined }
   | { kind: 'user'; idOrUsername: string }
