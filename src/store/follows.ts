@@ -1,6 +1,6 @@
 /**
  * Follows (migration 024): who follows whom. As with stars, adding and removing say whether they
- * changed anything; every change moves the follower's social version (a trigger).
+ * changed anything.
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from './database.js';
@@ -69,17 +69,6 @@ export class FollowStore {
   /** How many users `userId` follows (the follow limit counts these). */
   followingCount(userId: number): Promise<number> {
     return countRows(this.db.selectFrom('user_follows').where('follower_id', '=', userId));
-  }
-
-  /** The ids of the users `userId` follows (the followed feed's sources). */
-  async followeeIdsOf(userId: number): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom('user_follows')
-      .select('followee_id')
-      .where('follower_id', '=', userId)
-      .orderBy('followee_id')
-      .execute();
-    return rows.map((r) => r.followee_id);
   }
 
   /** One page of the users following `userId` (`followers`) or followed by it, by user id. */

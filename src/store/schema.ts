@@ -426,19 +426,9 @@ export interface UserFollowsTable {
   created_at: EpochMs;
 }
 
-/**
- * Per user, a counter moved by triggers whenever the user's stars or the follows they make change
- * (migration 024): caches of the user's starred and followed listings compare it. No row = 0.
- */
-export interface SocialVersionsTable {
-  user_id: number;
-  version: number;
-}
-
 export interface Database {
   project_stars: ProjectStarsTable;
   user_follows: UserFollowsTable;
-  social_versions: SocialVersionsTable;
   event_tallies: EventTalliesTable;
   issue_event_tallies: IssueEventTalliesTable;
   confidential_tallies: ConfidentialTalliesTable;

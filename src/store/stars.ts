@@ -1,8 +1,7 @@
 /**
  * Stars (migration 024): who starred which project. Adding and removing are single statements
  * that say whether they changed anything, so two requests starring at once make one star and one
- * "already starred". Every change moves the user's social version (a trigger, see
- * social-versions.ts).
+ * "already starred".
  */
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../domain/visibility.js';
@@ -70,17 +69,6 @@ export class StarStore {
       .execute();
     for (const row of rows) out.set(row.project_id, Number(row.n));
     return out;
-  }
-
-  /** The ids of the projects the user starred (the starred feed's sources), whatever they are. */
-  async projectIdsOf(userId: number): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom('project_stars')
-      .select('project_id')
-      .where('user_id', '=', userId)
-      .orderBy('project_id')
-      .execute();
-    return rows.map((r) => r.project_id);
   }
 
   private filteredStarrers(q: StarrerQuery) {

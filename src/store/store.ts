@@ -30,7 +30,6 @@ import { ObjectEventStore } from './object-events.js';
 import { IssueStore, MergeRequestStore } from './tracked.js';
 import { FeedTokenStore } from './feed-tokens.js';
 import { FollowStore } from './follows.js';
-import { SocialVersionStore } from './social-versions.js';
 import { StarStore } from './stars.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
@@ -74,7 +73,6 @@ export class Store {
   /** Stars, follows, and the per-user version their changes move (migration 024). */
   readonly stars: StarStore;
   readonly follows: FollowStore;
-  readonly socialVersions: SocialVersionStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -115,7 +113,6 @@ export class Store {
     this.objectEvents = new ObjectEventStore(db);
     this.stars = new StarStore(db);
     this.follows = new FollowStore(db, conn.dialect);
-    this.socialVersions = new SocialVersionStore(db);
   }
 
   /**

@@ -1,7 +1,6 @@
 /**
  * Follows (lib/api/users.rb `follow`, `unfollow`, `followers`, `following`). No event is written
- * (GitLab writes none); the triggers of migration 024 move the follower's social version and the
- * listing version.
+ * (GitLab writes none).
  */
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { FollowLimitError, MAX_FOLLOWED_USERS, mayFollow } from '../../domain/follows.js';

@@ -1,7 +1,6 @@
 /**
  * Stars (lib/api/projects.rb `star`, `unstar`, `starrers`). Starring needs read access to the
  * project (404 otherwise, as every project route); it writes no event (GitLab writes none).
- * The triggers of migration 024 move the user's social version and the listing version.
  */
 import { type UserView, projectView, userView } from '../views.js';
 import { Ops, type ProjectAccess } from './context.js';

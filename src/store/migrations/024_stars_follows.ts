@@ -1,6 +1,5 @@
 /**
- * Stars and follows (GitLab's `users_star_projects` and `user_follow_users`), and a per-user
- * social version.
+ * Stars and follows (GitLab's `users_star_projects` and `user_follow_users`).
  *
  * - `project_stars`: who starred which project and when. The primary key answers "what did this
  *   user star" (starred projects, the starred feed); the `(project_id, user_id)` index answers
@@ -8,24 +7,14 @@
  * - `user_follows`: who follows whom. The primary key answers "whom does this user follow"
  *   (following, the followed feed); the `(followee_id, follower_id)` index answers "who follows
  *   this user". Nobody follows themselves (GitLab refuses it too), enforced here as well.
- * - `social_versions`: one counter per user, moved by triggers whenever a star of theirs or a
- *   follow they make is added or removed, so a cache of that user's starred or followed listing
- *   can tell cheaply, inside the reading transaction, that its sources changed. Triggers rather
- *   than the store so that every writer (API, import, seed, hand-typed SQL, cascades) moves it.
  *
- * Both tables also move the listing version (migration 009): what a starred or followed event
- * listing shows depends on them, so conditional polling must see their changes.
+ * No counter moves with them: the starred and followed listings read their user's set with every
+ * request and carry it in their key and mark (store/events/social.ts), so a star or a follow
+ * changes those listings at once and leaves every other cached answer standing.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
 
-/** Each social table and the column naming the user whose version it moves. */
-export const SOCIAL_TABLES = [
-  { table: 'project_stars', user: 'user_id' },
-  { table: 'user_follows', user: 'follower_id' },
-] as const;
-
-export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('project_stars')
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
@@ -58,70 +47,4 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .on('user_follows')
     .columns(['followee_id', 'follower_id'])
     .execute();
-
-  await db.schema
-    .createTable('social_versions')
-    .addColumn('user_id', 'integer', (c) => c.primaryKey())
-    .addColumn('version', 'bigint', (c) => c.notNull())
-    .execute();
-
-  if (ctx.dialect === 'postgres') {
-    await sql
-      .raw(
-        `CREATE FUNCTION bump_social_version() RETURNS trigger AS $$
-DECLARE uid integer;
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    EXECUTE format('SELECT ($1).%I', TG_ARGV[0]) INTO uid USING OLD;
-  ELSE
-    EXECUTE format('SELECT ($1).%I', TG_ARGV[0]) INTO uid USING NEW;
-  END IF;
-  INSERT INTO social_versions (user_id, version) VALUES (uid, 1)
-    ON CONFLICT (user_id) DO UPDATE SET version = social_versions.version + 1;
-  RETURN NULL;
-END $$ LANGUAGE plpgsql`,
-      )
-      .execute(db);
-    for (const { table, user } of SOCIAL_TABLES) {
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_social_version AFTER INSERT OR DELETE ON ${table}
-           FOR EACH ROW EXECUTE FUNCTION bump_social_version('${user}')`,
-        )
-        .execute(db);
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-           ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
-    }
-    return;
-  }
-
-  for (const { table, user } of SOCIAL_TABLES) {
-    for (const op of ['INSERT', 'DELETE'] as const) {
-      const row = op === 'INSERT' ? 'NEW' : 'OLD';
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_social_version_${op.toLowerCase()} AFTER ${op} ON ${table}
-           FOR EACH ROW BEGIN
-             INSERT INTO social_versions (user_id, version) VALUES (${row}.${user}, 1)
-               ON CONFLICT (user_id) DO UPDATE SET version = version + 1;
-           END`,
-        )
-        .execute(db);
-    }
-    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version_${op.toLowerCase()} AFTER ${op} ON ${table}
-           BEGIN
-             UPDATE listing_version SET value = value + 1,
-               changed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = 1;
-           END`,
-        )
-        .execute(db);
-    }
-  }
 }
