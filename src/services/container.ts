@@ -21,6 +21,7 @@ import { FeedTokens } from './accounts/feed-tokens.js';
 import { LiveActivity } from './live/live-activity.js';
 import { WebhookService } from './webhooks/webhooks.js';
 import { NavigationService } from './navigation/navigation.js';
+import { RetentionService } from './retention.js';
 
 export interface Services {
   config: Config;
@@ -53,6 +54,8 @@ export interface Services {
   webhooks: WebhookService;
   /** Users, projects, namespaces, groups, issues and merge requests as clients look for them. */
   navigation: NavigationService;
+  /** Event retention: what is older than `--retain-events`, pruned in batches. */
+  retention: RetentionService;
   /**
    * A request's read context: the stamp taken as it comes in, and how work runs reading as of it,
    * so that on PostgreSQL all its reads are served by one reading sent after it arrived (store
@@ -102,6 +105,13 @@ export function createServices(
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,
     navigation: new NavigationService(store),
+    retention: new RetentionService(
+      store,
+      clock,
+      config.retainEvents,
+      config.pruneBatchSize,
+      metrics,
+    ),
     reads: {
       stamp: () => store.readStamp(),
       asOf: (stamp, work) => store.readAsOf(stamp, work),

@@ -12,8 +12,10 @@ import * as heads from './events/head.js';
 import { memberProjects } from './events/memberships.js';
 import type { EventContext, EventQuery, EventWindow, Memberships } from './events/query.js';
 import { idAt, list, since } from './events/walks.js';
+import { type PruneOptions, pruneBefore, prunePlan } from './events/prune.js';
 
 export type { EventChange, ListingHead } from './events/head.js';
+export type { PruneOptions, PrunePlan, Pruned } from './events/prune.js';
 export {
   type EventQuery,
   type EventSource,
@@ -55,4 +57,8 @@ export class EventStore {
   append = (event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>) =>
     append(this.ctx, event, push);
   byIds = (ids: readonly number[]) => byIds(this.ctx, ids);
+  /** Retention: one batch of the oldest events before `cutoff`, with what depends on them. */
+  pruneBefore = (cutoff: number, batchSize: number, options: PruneOptions) =>
+    pruneBefore(this.ctx, cutoff, batchSize, options);
+  prunePlan = (cutoff: number, options: PruneOptions) => prunePlan(this.ctx, cutoff, options);
 }
