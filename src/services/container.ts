@@ -22,6 +22,7 @@ import { LiveActivity } from './live/live-activity.js';
 import { WebhookService } from './webhooks/webhooks.js';
 import { NavigationService } from './navigation/navigation.js';
 import { RetentionService } from './retention.js';
+import { CalendarSettings } from './accounts/calendar-settings.js';
 
 export interface Services {
   config: Config;
@@ -54,6 +55,8 @@ export interface Services {
   webhooks: WebhookService;
   /** Users, projects, namespaces, groups, issues and merge requests as clients look for them. */
   navigation: NavigationService;
+  /** A user's contribution calendar settings (time zone, private contributions). */
+  calendarSettings: CalendarSettings;
   /** Event retention: what is older than `--retain-events`, pruned in batches. */
   retention: RetentionService;
   /**
@@ -105,6 +108,7 @@ export function createServices(
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,
     navigation: new NavigationService(store),
+    calendarSettings: new CalendarSettings(store),
     retention: new RetentionService(
       store,
       clock,

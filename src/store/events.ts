@@ -47,7 +47,10 @@ export class EventStore {
   memberProjects = (userId: number, day?: string) => memberProjects(this.ctx, userId, day);
   count = (q: EventQuery, cap: number) => count(this.ctx, q, cap);
   walkCount = (q: EventQuery, cap: number) => walkCount(this.ctx, q, cap);
-  countByDay = (q: EventQuery) => countByDay(this.ctx, q);
+  countByDay = (
+    q: EventQuery,
+    segments: ReadonlyArray<{ from: number; to: number; offset: number }>,
+  ) => countByDay(this.ctx, q, segments);
   idAt = (q: EventQuery, fromId: number | null, skip: number) => idAt(this.ctx, q, fromId, skip);
   list = (q: EventQuery, window: EventWindow, fromId: number | null = null) =>
     list(this.ctx, q, window, fromId);
