@@ -352,6 +352,46 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  if (dialect === 'postgres') {
+    describe('PostgreSQL: a batch across projects and a membership change do not deadlock', () => {
+      it('takes the batch’s epochs in the order other writers take them', async () => {
+        let t!: TwoProjects;
+        const server = await startServer({
+          dialect,
+          config: { retainEvents: null },
+          seed: async (store) => {
+            t = await seedTwoProjects(store, { events: 3 });
+          },
+        });
+        try {
+          const { pub, priv } = t.ids;
+          const [first, second] = pub < priv ? [pub, priv] : [priv, pub];
+          // Another writer of epochs, as migration 013's trigger does it: its project's row, then
+          // (a moment later) the all-projects row.
+          const other = await server.store.db.connection().execute(async (conn) => {
+            await sql`BEGIN`.execute(conn);
+            await sql`UPDATE listing_epochs SET epoch = epoch + 1 WHERE project_id = ${second}`.execute(
+              conn,
+            );
+            const retention = new RetentionService(server.store, server.clock, YEAR, 100);
+            const batch = retention.pruneBatch();
+            // The batch takes the first project's row and waits for the second's.
+            await sleep(300);
+            await sql`UPDATE listing_epochs SET epoch = epoch + 1 WHERE project_id = 0`.execute(
+              conn,
+            );
+            await sql`COMMIT`.execute(conn);
+            return batch;
+          });
+          assert.deepEqual(other, { events: 6, pushPayloads: 0, webhookDeliveries: 0 });
+          assert.ok(first !== second);
+        } finally {
+          await server.close();
+        }
+      });
+    });
+  }
+
   describe(`the background loop prunes on its own (${dialect})`, () => {
     it('drains old events in batches, counts them in the metrics, and stops on close', async () => {
       let t!: TwoProjects;

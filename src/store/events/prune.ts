@@ -48,13 +48,16 @@ export async function pruneBefore(
   options: PruneOptions,
 ): Promise<Pruned> {
   if (!ctx.db.isTransaction) {
-    return ctx.db.transaction().execute((trx) => pruneIn(trx, cutoff, batchSize, options));
+    return ctx.db
+      .transaction()
+      .execute((trx) => pruneIn(trx, ctx.dialect, cutoff, batchSize, options));
   }
-  return pruneIn(ctx.db, cutoff, batchSize, options);
+  return pruneIn(ctx.db, ctx.dialect, cutoff, batchSize, options);
 }
 
 async function pruneIn(
   db: Kysely<Database>,
+  dialect: EventContext['dialect'],
   cutoff: number,
   batchSize: number,
   { deliveriesFinishedBefore }: PruneOptions,
@@ -69,6 +72,7 @@ async function pruneIn(
     .execute();
   if (rows.length === 0) return { events: 0, pushPayloads: 0, webhookDeliveries: 0 };
   const ids = rows.map((row) => row.id);
+  if (dialect === 'postgres') await lockEpochs(db, ids);
   const deliveries = await db
     .deleteFrom('webhook_deliveries')
     .where('event_id', 'in', ids)
@@ -85,6 +89,33 @@ async function pruneIn(
     pushPayloads: Number(payloads.numDeletedRows),
     webhookDeliveries: Number(deliveries.numDeletedRows),
   };
+}
+
+/**
+ * PostgreSQL: the listing epochs a batch's delete triggers will move, taken first, the batch's
+ * projects in ascending order and then the all-projects and deletions rows. Every other writer
+ * of epochs (a membership, a visibility, an issue's confidentiality: migration 013) takes its
+ * project's row and then the all-projects row; the triggers of a batch spanning projects would
+ * otherwise take project rows after the all-projects row, and a membership change in one of them
+ * meanwhile would deadlock with it. Moving an epoch once more than needed costs nothing.
+ */
+async function lockEpochs(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
+  const projects = await db
+    .selectFrom('events')
+    .select('project_id')
+    .distinct()
+    .where('id', 'in', [...ids])
+    .orderBy('project_id')
+    .execute();
+  for (const projectId of [...projects.map((p) => p.project_id), 0, -1]) {
+    await db
+      .insertInto('listing_epochs')
+      .values({ project_id: projectId, epoch: 1 })
+      .onConflict((oc) =>
+        oc.column('project_id').doUpdateSet({ epoch: sql`listing_epochs.epoch + 1` }),
+      )
+      .execute();
+  }
 }
 
 /** What pruning everything before `cutoff` would remove (one snapshot), nothing deleted. */
