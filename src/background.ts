@@ -1,17 +1,29 @@
 /**
  * Periodic work every server process runs: ending expired memberships (each ended by exactly one
- * process, see MemberStore.removeExpired) and forgetting idempotency answers older than a day.
- * Timers are unref'd so they never keep a process alive, and stop when the server closes.
+ * process, see MemberStore.removeExpired), forgetting idempotency answers older than a day, and
+ * pruning events older than `--retain-events` (services/retention.ts).
+ * Timers are unref'd so they never keep a process alive. Stopping clears them and waits for the
+ * jobs in flight, each of which stops at its next batch boundary, so the store is never closed
+ * under a batch.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './services/container.js';
 
 const MEMBERSHIP_EXPIRY_EVERY_MS = 60_000;
 const IDEMPOTENCY_PRUNE_EVERY_MS = 60 * 60_000;
+/** Retention looks for old events hourly; a backlog drains within one run. */
+const EVENT_PRUNE_EVERY_MS = 60 * 60_000;
+/** Between two batches of one run: other writers take their turn at the database. */
+const EVENT_PRUNE_PAUSE_MS = 50;
 
-export function startBackgroundJobs(services: Services, log: FastifyBaseLogger): () => void {
+export function startBackgroundJobs(
+  services: Services,
+  log: FastifyBaseLogger,
+): () => Promise<void> {
   const timers: NodeJS.Timeout[] = [];
+  const inFlight = new Set<Promise<void>>();
   let stopped = false;
+  let wake: (() => void) | null = null;
   const every = (ms: number, name: string, job: () => Promise<unknown>) => {
     let running = false;
     const run = async () => {
@@ -25,14 +37,32 @@ export function startBackgroundJobs(services: Services, log: FastifyBaseLogger):
         running = false;
       }
     };
-    const timer = setInterval(run, ms);
+    const tracked = () => {
+      const done = run();
+      inFlight.add(done);
+      void done.finally(() => inFlight.delete(done));
+    };
+    const timer = setInterval(tracked, ms);
     timer.unref();
     timers.push(timer);
     // First run soon after start, not a full period later.
-    const first = setTimeout(run, Math.min(ms, 1_000));
+    const first = setTimeout(tracked, Math.min(ms, 1_000));
     first.unref();
     timers.push(first);
   };
+  /** A pause that ends early when the jobs stop. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, ms);
+      timer.unref();
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   every(MEMBERSHIP_EXPIRY_EVERY_MS, 'membership-expiry', async () => {
     // Drain: a backlog (a server that was down over the expiry day) goes in batches.
     while ((await services.content.expireMemberships()) > 0 && !stopped);
@@ -40,8 +70,19 @@ export function startBackgroundJobs(services: Services, log: FastifyBaseLogger):
   every(IDEMPOTENCY_PRUNE_EVERY_MS, 'idempotency-prune', () =>
     services.content.pruneIdempotencyKeys(),
   );
-  return () => {
+  if (services.retention.cutoff() !== null) {
+    every(EVENT_PRUNE_EVERY_MS, 'event-prune', async () => {
+      const run = await services.retention.pruneAll(
+        () => stopped,
+        () => pause(EVENT_PRUNE_PAUSE_MS),
+      );
+      if (run.events > 0) log.info({ job: 'event-prune', ...run }, 'pruned old events');
+    });
+  }
+  return async () => {
     stopped = true;
     for (const timer of timers) clearInterval(timer);
+    wake?.();
+    await Promise.all(inFlight);
   };
 }

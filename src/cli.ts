@@ -6,6 +6,7 @@ import { DATA_COMMANDS } from './cli/data-commands.js';
 import { demoBanner, loadDemoData } from './cli/demo.js';
 import { HOOK_USAGE, runHookCommand } from './cli/hook.js';
 import { KEYS, runKeysCommand } from './cli/keys.js';
+import { PRUNE, runPruneCommand } from './cli/prune.js';
 import { StartupError, explainListenError } from './cli/startup-errors.js';
 import {
   type CommandSpec,
@@ -125,6 +126,11 @@ const SERVE: CommandSpec = {
       value: 'N',
       help: 'The port in SSH clone URLs (default 22; env PULSEGATE_SSH_PORT)',
     },
+    'retain-events': {
+      type: 'string',
+      value: 'AGE',
+      help: 'Prune events older than AGE in the background: 90d, 18m, 3y\n(default 3y as GitLab; 0 keeps every event; env PULSEGATE_RETAIN_EVENTS)',
+    },
   },
 };
 
@@ -148,6 +154,7 @@ const COMMANDS: Command[] = [
   { spec: MIGRATE, run: migrate },
   ...DATA_COMMANDS,
   { spec: KEYS, run: runKeysCommand },
+  { spec: PRUNE, run: runPruneCommand },
 ];
 
 const VERSION: string = (
@@ -324,6 +331,7 @@ async function serve(args: string[]): Promise<number> {
     ...(values.gravatar ? { gravatar: true } : {}),
     sshHost: values['ssh-host'] as string | undefined,
     sshPort: values['ssh-port'] as string | undefined,
+    retainEvents: values['retain-events'] as string | undefined,
   });
   const demo = values.demo === true;
   const workers = isWorker()

@@ -2,6 +2,12 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { KEY_ENCRYPTION_KEY_MIN_LENGTH } from './domain/key-sealing.js';
+import {
+  DEFAULT_PRUNE_BATCH,
+  DEFAULT_RETENTION,
+  type Retention,
+  parseRetention,
+} from './domain/retention.js';
 
 export type GraphqlEngine = 'mercurius' | 'apollo';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -64,6 +70,10 @@ export interface Config {
   sshHost: string | null;
   /** The port in SSH clone URLs (22 gives GitLab's `git@host:path.git` form). */
   sshPort: number;
+  /** How long events are kept (domain/retention.ts); null keeps them all. */
+  retainEvents: Retention;
+  /** Events deleted per transaction when pruning (GitLab's 10,000). */
+  pruneBatchSize: number;
 }
 
 export class ConfigError extends Error {}
@@ -91,6 +101,8 @@ export interface ConfigInput {
   gravatar?: string | boolean | undefined;
   sshHost?: string | undefined;
   sshPort?: string | number | undefined;
+  retainEvents?: string | undefined;
+  pruneBatchSize?: string | number | undefined;
 }
 
 /**
@@ -189,6 +201,21 @@ export function loadConfig(
       `--ssh-port (or PULSEGATE_SSH_PORT) must be a whole number from 1 to 65535: ${sshPortRaw}`,
     );
   }
+  const retainRaw = flags.retainEvents ?? setting('PULSEGATE_RETAIN_EVENTS') ?? DEFAULT_RETENTION;
+  const retainEvents = parseRetention(retainRaw);
+  if (retainEvents === undefined) {
+    throw new ConfigError(
+      `--retain-events (or PULSEGATE_RETAIN_EVENTS) must be a number of days, months or years such as 90d, 18m or 3y, or 0 to keep every event: ${retainRaw}`,
+    );
+  }
+  const batchRaw =
+    flags.pruneBatchSize ?? setting('PULSEGATE_PRUNE_BATCH_SIZE') ?? DEFAULT_PRUNE_BATCH;
+  const pruneBatchSize = Number(batchRaw);
+  if (!/^\d+$/.test(String(batchRaw).trim()) || pruneBatchSize < 1 || pruneBatchSize > 100_000) {
+    throw new ConfigError(
+      `PULSEGATE_PRUNE_BATCH_SIZE must be a whole number of events from 1 to 100000: ${batchRaw}`,
+    );
+  }
   return {
     host,
     port,
@@ -210,6 +237,8 @@ export function loadConfig(
     gravatar,
     sshHost,
     sshPort,
+    retainEvents,
+    pruneBatchSize,
   };
 }
 

@@ -255,7 +255,7 @@ export async function buildServer(options: BuildOptions): Promise<Server> {
     services.webhooks.worker.start();
   });
   app.addHook('onClose', async () => {
-    stopJobs();
+    await stopJobs();
     await services.live.stop();
     await services.webhooks.worker.stop();
     if (!options.store) await store.close();

@@ -49,10 +49,12 @@ export function tabKinds(tab: ActivityTab): readonly EventKind[] | null {
 }
 
 /**
- * What the contribution calendar counts: pushes and comments anywhere; issues and merge requests
- * opened, closed, merged or approved.
+ * What the contribution calendar counts, GitLab's list (Gitlab::ContributionsCalendar): pushes;
+ * issues created or closed; merge requests created, closed, merged or approved; comments on
+ * anything. Reopening, updating, joining and leaving are not contributions there.
  */
 export const CONTRIBUTIONS: readonly EventKind[] = [
   { actions: ['pushed', 'commented'] },
-  { actions: ['created', 'closed', 'merged', 'approved'], targetTypes: ['Issue', 'MergeRequest'] },
+  { actions: ['created', 'closed'], targetTypes: ['Issue'] },
+  { actions: ['created', 'closed', 'merged', 'approved'], targetTypes: ['MergeRequest'] },
 ];

@@ -16,6 +16,7 @@ export function siteLinks(username: string): SiteLink[] {
     { href: '/profile/applications', label: 'Applications' },
     { href: '/profile/personal_access_tokens', label: 'Access tokens' },
     { href: '/profile/feed_token', label: 'Feed token' },
+    { href: '/profile/preferences', label: 'Preferences' },
     { href: '/profile/two_factor_auth', label: 'Two-factor authentication' },
   ];
 }

@@ -21,6 +21,8 @@ import { FeedTokens } from './accounts/feed-tokens.js';
 import { LiveActivity } from './live/live-activity.js';
 import { WebhookService } from './webhooks/webhooks.js';
 import { NavigationService } from './navigation/navigation.js';
+import { RetentionService } from './retention.js';
+import { CalendarSettings } from './accounts/calendar-settings.js';
 
 export interface Services {
   config: Config;
@@ -53,6 +55,10 @@ export interface Services {
   webhooks: WebhookService;
   /** Users, projects, namespaces, groups, issues and merge requests as clients look for them. */
   navigation: NavigationService;
+  /** A user's contribution calendar settings (time zone, private contributions). */
+  calendarSettings: CalendarSettings;
+  /** Event retention: what is older than `--retain-events`, pruned in batches. */
+  retention: RetentionService;
   /**
    * A request's read context: the stamp taken as it comes in, and how work runs reading as of it,
    * so that on PostgreSQL all its reads are served by one reading sent after it arrived (store
@@ -102,6 +108,14 @@ export function createServices(
     live: new LiveActivity(store, activity, eventHooks),
     webhooks,
     navigation: new NavigationService(store),
+    calendarSettings: new CalendarSettings(store),
+    retention: new RetentionService(
+      store,
+      clock,
+      config.retainEvents,
+      config.pruneBatchSize,
+      metrics,
+    ),
     reads: {
       stamp: () => store.readStamp(),
       asOf: (stamp, work) => store.readAsOf(stamp, work),

@@ -4,6 +4,7 @@
  * `Metrics` interface; the composition root records requests; the database is read at scrape time.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Pruned } from '../store/events.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -46,6 +47,8 @@ export class PrometheusMetrics implements Metrics {
   private readonly refreshes: Counter<'outcome'>;
   private readonly lookupSeries = new Map<string, { inc(): void }>();
   private readonly refreshSeries = new Map<string, { inc(): void }>();
+  private readonly prunedRows: Counter<'table'>;
+  private readonly lastPrune: Gauge;
   private readonly series = new Map<
     string,
     { count: { inc(): void }; latency: { observe(value: number): void } }
@@ -88,6 +91,22 @@ export class PrometheusMetrics implements Metrics {
       this.refreshSeries.set(outcome, this.refreshes.labels({ outcome }));
       this.refreshes.inc({ outcome }, 0);
     }
+    this.prunedRows = new Counter({
+      name: 'pulsegate_pruned_rows_total',
+      help: 'Rows removed by event retention (--retain-events), by table: events, push_event_payloads, webhook_deliveries',
+      labelNames: ['table'],
+      registers,
+    });
+    for (const table of ['events', 'push_event_payloads', 'webhook_deliveries']) {
+      this.prunedRows.inc({ table }, 0);
+    }
+    this.lastPrune = new Gauge({
+      name: 'pulsegate_prune_last_run_seconds',
+      help: 'How long the last retention run took (all its batches, pauses included)',
+      registers,
+      // Each worker prunes on its own: the longest run is the one to look at.
+      aggregator: 'max',
+    });
     new Gauge({
       name: 'pulsegate_db_pool_connections',
       help: 'Database connections by state (PostgreSQL pools, the main one and the one for listing counts: total, idle, waiting, max; SQLite: one embedded connection), summed over the server’s worker processes',
@@ -123,6 +142,18 @@ export class PrometheusMetrics implements Metrics {
 
   listingRefresh(outcome: ListingRefresh): void {
     this.refreshSeries.get(outcome)!.inc();
+  }
+
+  /** Rows one retention batch removed (services/retention.ts). */
+  pruned(removed: Pruned): void {
+    this.prunedRows.inc({ table: 'events' }, removed.events);
+    this.prunedRows.inc({ table: 'push_event_payloads' }, removed.pushPayloads);
+    this.prunedRows.inc({ table: 'webhook_deliveries' }, removed.webhookDeliveries);
+  }
+
+  /** A retention run ended after `seconds`. */
+  ran(seconds: number): void {
+    this.lastPrune.set(seconds);
   }
 
   /** `route` is the route's pattern (`/api/v4/projects/:id/events`), never the requested URL. */

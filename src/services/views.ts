@@ -29,6 +29,10 @@ export interface UserView {
   /** An uploaded avatar; null means the default (see domain/links avatarUrl). */
   avatarUrl: string | null;
   createdAt: number;
+  /** The IANA zone the contribution calendar counts days in (GitLab's `timezone`). */
+  timeZone: string;
+  /** "Include private contributions on my profile": the calendar counts every project. */
+  includePrivateContributions: boolean;
 }
 
 export interface ProjectView {
@@ -179,6 +183,8 @@ function toUserView(row: UserRow): UserView {
     twoFactorEnabled: row.two_factor_enabled === 1,
     avatarUrl: row.avatar_url,
     createdAt: row.created_at,
+    timeZone: row.timezone,
+    includePrivateContributions: row.include_private_contributions === 1,
   };
 }
 

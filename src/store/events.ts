@@ -14,8 +14,10 @@ import type { EventContext, EventQuery, EventWindow, Memberships } from './event
 import { idAt, list, since } from './events/walks.js';
 import { followedUsers, starredProjects } from './events/social.js';
 import type { Viewer } from '../domain/visibility.js';
+import { type PruneOptions, pruneBefore, prunePlan } from './events/prune.js';
 
 export type { EventChange, ListingHead } from './events/head.js';
+export type { PruneOptions, PrunePlan, Pruned } from './events/prune.js';
 export {
   type EventQuery,
   type EventSource,
@@ -50,7 +52,10 @@ export class EventStore {
   followedUsers = (viewer: Viewer) => followedUsers(this.ctx, viewer);
   count = (q: EventQuery, cap: number) => count(this.ctx, q, cap);
   walkCount = (q: EventQuery, cap: number) => walkCount(this.ctx, q, cap);
-  countByDay = (q: EventQuery) => countByDay(this.ctx, q);
+  countByDay = (
+    q: EventQuery,
+    segments: ReadonlyArray<{ from: number; to: number; offset: number }>,
+  ) => countByDay(this.ctx, q, segments);
   idAt = (q: EventQuery, fromId: number | null, skip: number) => idAt(this.ctx, q, fromId, skip);
   list = (q: EventQuery, window: EventWindow, fromId: number | null = null) =>
     list(this.ctx, q, window, fromId);
@@ -60,4 +65,8 @@ export class EventStore {
   append = (event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>) =>
     append(this.ctx, event, push);
   byIds = (ids: readonly number[]) => byIds(this.ctx, ids);
+  /** Retention: one batch of the oldest events before `cutoff`, with what depends on them. */
+  pruneBefore = (cutoff: number, batchSize: number, options: PruneOptions) =>
+    pruneBefore(this.ctx, cutoff, batchSize, options);
+  prunePlan = (cutoff: number, options: PruneOptions) => prunePlan(this.ctx, cutoff, options);
 }

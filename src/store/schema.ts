@@ -26,6 +26,10 @@ export interface UsersTable {
   private_profile: Flag;
   avatar_url: string | null;
   created_at: EpochMs;
+  /** IANA time zone the contribution calendar counts days in (migration 025). */
+  timezone: Generated<string>;
+  /** Private contributions counted on the public calendar (migration 025). */
+  include_private_contributions: Generated<Flag>;
 }
 
 export interface ProjectsTable {

@@ -77,7 +77,13 @@ export class UserStore {
     changes: Partial<
       Pick<
         UserRow,
-        'password_hash' | 'two_factor_enabled' | 'otp_secret' | 'otp_recovery_digests' | 'state'
+        | 'password_hash'
+        | 'two_factor_enabled'
+        | 'otp_secret'
+        | 'otp_recovery_digests'
+        | 'state'
+        | 'timezone'
+        | 'include_private_contributions'
       >
     >,
   ): Promise<void> {

@@ -12,11 +12,10 @@
  * own goes to the server's not-found handler as if no route had matched.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { calendarDays, dayKey } from '../domain/calendar.js';
+import { dayKey } from '../domain/calendar.js';
 import { NotFoundError } from '../domain/errors.js';
 import { projectDisplayName } from '../domain/event-wording.js';
-import { type Viewer, canReadUserProfile, viewerOf } from '../domain/visibility.js';
-import { CONTRIBUTIONS } from '../domain/activity-tabs.js';
+import { canReadUserProfile, viewerOf } from '../domain/visibility.js';
 import { isUsername } from '../domain/account-names.js';
 import { browserSessionToken } from '../http/credentials.js';
 import { sendJson } from '../http/json.js';
@@ -138,17 +137,6 @@ function activityHandlers(services: Services) {
   const { activity } = services;
   const subpages = projectSubpages(services, (request) => optionalContext(services, request));
 
-  /** A user's contributions the viewer may see, per UTC day from `first` (days since 1970). */
-  async function contributions(user: UserView, viewer: Viewer | null, first: number) {
-    const answer = await activity.read({
-      source: { kind: 'user', user },
-      filter: { sort: 'desc', kinds: CONTRIBUTIONS, createdFrom: first * 86_400_000 },
-      page: { perDay: true },
-      viewer,
-    });
-    return answer.notModified ? [] : answer.page;
-  }
-
   async function script(request: FastifyRequest, reply: FastifyReply) {
     const script = await liveScript();
     if ((request.params as { file: string }).file !== script.file) return reply.callNotFound();
@@ -197,11 +185,10 @@ function activityHandlers(services: Services) {
       : null;
     if (!user) return reply.callNotFound();
     const ctx = await optionalContext(services, request);
-    const range = calendarDays(services.clock.now());
-    const days = await contributions(user, ctx ? viewerOf(ctx.user) : null, range.first);
+    const calendar = await activity.calendar(user, ctx ? viewerOf(ctx.user) : null);
     const body: Record<string, number> = {};
-    for (const { day, count } of days.sort((a, b) => a.day - b.day)) {
-      if (day >= range.first && day <= range.last) body[dayKey(day)] = count;
+    for (const day of [...calendar.days.keys()].sort((a, b) => a - b)) {
+      body[dayKey(day)] = calendar.days.get(day)!;
     }
     reply.header('cache-control', 'no-store');
     return sendJson(reply, 200, body);
@@ -226,9 +213,8 @@ function activityHandlers(services: Services) {
     };
     let aside;
     if (readable && params.before === undefined && params.after === undefined) {
-      const range = calendarDays(services.clock.now());
-      const days = await contributions(user, viewer, range.first);
-      aside = calendarSection(new Map(days.map((d) => [d.day, d.count])), range, {
+      const calendar = await activity.calendar(user, viewer);
+      aside = calendarSection(calendar.days, calendar.range, {
         path: feed.path,
         tab: params.tab,
         selected: params.date?.key,

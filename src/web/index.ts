@@ -13,6 +13,7 @@ import { applicationRoutes } from './applications.js';
 import { authorizeRoutes } from './authorize.js';
 import { deviceRoutes } from './device.js';
 import { feedTokenRoutes } from './feed-token.js';
+import { preferenceRoutes } from './preferences.js';
 import { formGuard } from './guard.js';
 import { homeRoutes } from './home.js';
 import { hookPages } from './hooks.js';
@@ -76,6 +77,7 @@ export function webPages(services: Services) {
       applicationRoutes(pages, services);
       tokenRoutes(pages, services);
       feedTokenRoutes(pages, services);
+      preferenceRoutes(pages, services);
       twoFactorRoutes(pages, services);
       activityRoutes(pages, services);
       hookPages(pages, services);

@@ -200,6 +200,24 @@ describe('command-line errors', () => {
         '--database-url (or DATABASE_URL) must be sqlite:<path> or postgres://…, not mysql://x',
       ],
       [['--workers', 'many'], {}, '--workers must be auto or an integer from 1 to 256, got many'],
+      ...['3', '3w', '-1y', '1.5y', 'y', '0d', '99999y'].map(
+        (value) =>
+          [
+            ['--retain-events', value],
+            {},
+            `--retain-events (or PULSEGATE_RETAIN_EVENTS) must be a number of days, months or years such as 90d, 18m or 3y, or 0 to keep every event: ${value}`,
+          ] as (typeof cases)[number],
+      ),
+      [
+        [],
+        { PULSEGATE_RETAIN_EVENTS: 'forever' },
+        '--retain-events (or PULSEGATE_RETAIN_EVENTS) must be a number of days, months or years such as 90d, 18m or 3y, or 0 to keep every event: forever',
+      ],
+      [
+        [],
+        { PULSEGATE_PRUNE_BATCH_SIZE: '0' },
+        'PULSEGATE_PRUNE_BATCH_SIZE must be a whole number of events from 1 to 100000: 0',
+      ],
     ];
     for (const [args, env, message] of cases) {
       const run = await pulsegate(

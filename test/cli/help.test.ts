@@ -80,6 +80,7 @@ describe('pulsegate --help, --version, unknown commands and options', () => {
       '--workers N|auto',
       '--shutdown-timeout S',
       '--webhooks-allow-local',
+      '--retain-events AGE',
     ]) {
       assert.match(serve.stdout, new RegExp(`\\n {2}${option.replace(/\|/g, '\\|')} `), option);
     }

@@ -135,6 +135,7 @@ describe('the front door pages in Chromium, phone and desktop', { skip: BROWSER_
           '/profile/applications',
           '/profile/personal_access_tokens',
           '/profile/feed_token',
+          '/profile/preferences',
           '/profile/two_factor_auth',
         ],
       );

@@ -50,7 +50,12 @@ export async function spawnServe(
   const child = spawn(
     process.execPath,
     [bin, 'serve', '--database-url', databaseUrl, '--port', String(port), ...args],
-    { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: 'ignore' },
+    {
+      cwd: root,
+      // Fixtures are dated from 1970 on: retention stays off unless a test turns it on.
+      env: { ...process.env, LOG_LEVEL: 'silent', PULSEGATE_RETAIN_EVENTS: '0', ...env },
+      stdio: 'ignore',
+    },
   );
   return { child, url: `http://127.0.0.1:${port}` };
 }

@@ -95,7 +95,15 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   }
   const config: Config = {
     ...loadConfig(
-      { databaseUrl, port: 0, logLevel: 'silent', rateLimit: 0, pageRateLimit: 0 },
+      // Fixtures are dated from 1970 on: retention stays off unless a test turns it on.
+      {
+        databaseUrl,
+        port: 0,
+        logLevel: 'silent',
+        rateLimit: 0,
+        pageRateLimit: 0,
+        retainEvents: '0',
+      },
       {},
       false,
     ),

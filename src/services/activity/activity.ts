@@ -26,6 +26,15 @@ import { ListingClock } from './listing-clock.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import { type ProjectView, type UserView, projectView, userView } from '../views.js';
 import { isRowId } from '../../domain/ids.js';
+import { CONTRIBUTIONS } from '../../domain/activity-tabs.js';
+import {
+  DAY_MS,
+  DEFAULT_TIME_ZONE,
+  calendarDays,
+  canonicalTimeZone,
+  offsetSegments,
+  startOfLocalDay,
+} from '../../domain/calendar.js';
 
 export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow, OffsetListing } from './event-listing.js';
@@ -43,8 +52,16 @@ export type ActivitySource =
   | { kind: 'project'; idOrPath: string }
   | { kind: 'project'; project: ResolvedProject };
 
-/** Contributions per UTC day (the calendar): counted, not paged. */
-export type PerDay = { perDay: true };
+/** Contributions per local day of `timeZone` (the calendar): counted, not paged. */
+export type PerDay = { perDay: true; timeZone: string };
+
+/** A user's contribution calendar: its days (local dates, days since 1970) and counts. */
+export interface Calendar {
+  timeZone: string;
+  range: { first: number; last: number };
+  /** Only days with contributions. */
+  days: Map<number, number>;
+}
 
 /** A page of a listing: REST's offset page, a keyset window, or counts per day. */
 export type ListingPage = OffsetPage | KeysetWindow | PerDay;
@@ -151,12 +168,50 @@ export class ActivityService {
     }
     let result;
     if (offset) result = await listing.page(offset, snapshot);
-    else if ('perDay' in page) result = q ? await this.store.events.countByDay(this.dated(q)) : [];
+    else if ('perDay' in page) result = q ? await this.perDay(q, (page as PerDay).timeZone) : [];
     else {
       const events = await listing.window(page as KeysetWindow);
       result = { events, total: () => listing.total(), any: listing.any.bind(listing) };
     }
     return { notModified: false, tag, mark, page: result as Result<P> };
+  }
+
+  /** Counts per local day of `zone`, over the filter's time range (a year: the calendar). */
+  private perDay(q: EventQuery, zone: string) {
+    const from = q.filter.createdFrom ?? 0;
+    const to = q.filter.createdBefore ?? this.clock.now() + DAY_MS;
+    return this.store.events.countByDay(this.dated(q), offsetSegments(zone, from, to));
+  }
+
+  /**
+   * A user's contribution calendar as `viewer` sees it, as GitLab computes it: the contributor's
+   * time zone, the same date a year ago to today, GitLab's counted actions. Without the user's
+   * "include private contributions" only events in projects the viewer may read count; with it,
+   * every project's (GitLab ignores visibility then). A profile the viewer may not read shows
+   * nothing either way.
+   */
+  async calendar(user: UserView, viewer: Viewer | null): Promise<Calendar> {
+    const timeZone = canonicalTimeZone(user.timeZone) ?? DEFAULT_TIME_ZONE;
+    const range = calendarDays(this.clock.now(), timeZone);
+    const days = new Map<number, number>();
+    if (!canReadUserProfile(user, viewer)) return { timeZone, range, days };
+    const answer = await this.read({
+      source: { kind: 'user', user },
+      filter: {
+        sort: 'desc',
+        kinds: CONTRIBUTIONS,
+        createdFrom: startOfLocalDay(timeZone, range.first),
+        createdBefore: startOfLocalDay(timeZone, range.last + 1),
+      },
+      page: { perDay: true, timeZone },
+      viewer: user.includePrivateContributions ? { userId: user.id, admin: true } : viewer,
+    });
+    if (!answer.notModified) {
+      for (const { day, count } of answer.page) {
+        if (day >= range.first && day <= range.last && count > 0) days.set(day, count);
+      }
+    }
+    return { timeZone, range, days };
   }
 
   /**

@@ -84,16 +84,30 @@ export async function walkCount(ctx: EventContext, q: EventQuery, cap: number): 
   return Number(row.n);
 }
 
-/** A listing's events per UTC day (days since the epoch); walks every row: bound `createdFrom`. */
+/**
+ * A listing's events per local day (days since the epoch of the local date), over `segments`
+ * of time in which the day starts at a fixed offset from UTC (domain/calendar `offsetSegments`):
+ * each is one grouped walk of its own time range.
+ */
 export async function countByDay(
   ctx: EventContext,
   q: EventQuery,
+  segments: ReadonlyArray<{ from: number; to: number; offset: number }>,
 ): Promise<Array<{ day: number; count: number }>> {
-  // Integer division in both dialects; the cast keeps SQLite from handing back a REAL.
-  const day = sql<number>`cast(e.created_at / 86400000 as integer)`;
-  const rows = await visible(ctx, await judged(ctx, q))
-    .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('n')])
-    .groupBy(day)
-    .execute();
-  return rows.map((row) => ({ day: Number(row.day), count: Number(row.n) }));
+  const days = new Map<number, number>();
+  for (const { from, to, offset } of segments) {
+    const part = { ...q, filter: { ...q.filter, createdFrom: from, createdBefore: to } };
+    // Integer division in both dialects; the cast keeps SQLite from handing back a REAL. The
+    // offset is a whole number of milliseconds the domain computed, written as a literal.
+    const day = sql<number>`cast((e.created_at + ${sql.lit(offset)}) / 86400000 as integer)`;
+    const rows = await visible(ctx, await judged(ctx, part))
+      .select((eb) => [day.as('day'), eb.fn.countAll<number>().as('n')])
+      .groupBy(day)
+      .execute();
+    for (const row of rows) {
+      const key = Number(row.day);
+      days.set(key, (days.get(key) ?? 0) + Number(row.n));
+    }
+  }
+  return [...days].map(([day, count]) => ({ day, count }));
 }

@@ -26,6 +26,7 @@ import * as stateUniqueness from './021_state_uniqueness.js';
 import * as sealedHookTokens from './022_sealed_hook_tokens.js';
 import * as hookRetryGate from './023_hook_retry_gate.js';
 import * as starsFollows from './024_stars_follows.js';
+import * as userCalendarSettings from './025_user_calendar_settings.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -57,4 +58,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '022_sealed_hook_tokens', up: sealedHookTokens.up },
   { name: '023_hook_retry_gate', up: hookRetryGate.up },
   { name: '024_stars_follows', up: starsFollows.up },
+  { name: '025_user_calendar_settings', up: userCalendarSettings.up },
 ];
