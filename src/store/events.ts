@@ -11,6 +11,7 @@ import { type Explained, explain } from './events/explain.js';
 import * as heads from './events/head.js';
 import { memberProjects } from './events/memberships.js';
 import type { EventContext, EventQuery, EventWindow, Memberships } from './events/query.js';
+import { dropExpiredPartitions, ensurePartitions, partitions } from './events/partitions.js';
 import { idAt, list, since } from './events/walks.js';
 
 export type { EventChange, ListingHead } from './events/head.js';
@@ -55,4 +56,10 @@ export class EventStore {
   append = (event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>) =>
     append(this.ctx, event, push);
   byIds = (ids: readonly number[]) => byIds(this.ctx, ids);
+  /** PostgreSQL's event partitions (migration 027), lowest ids first; none on SQLite. */
+  partitions = () => partitions(this.ctx);
+  /** Creates the partitions the next ids need (and `ids`, for a bulk load); their names. */
+  ensurePartitions = (ids?: { from: number; through: number }) => ensurePartitions(this.ctx, ids);
+  /** Drops whole partitions whose newest event is older than `cutoff` (epoch ms). */
+  dropExpiredPartitions = (cutoff: number) => dropExpiredPartitions(this.ctx, cutoff);
 }
