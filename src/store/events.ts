@@ -52,7 +52,8 @@ export class EventStore {
     list(this.ctx, q, window, fromId);
   since = (q: EventQuery, afterId: number, limit: number, projects?: readonly number[]) =>
     since(this.ctx, q, afterId, limit, projects);
-  explain = (q: EventQuery, what: Explained) => explain(this.ctx, q, what);
+  explain = (q: EventQuery, what: Explained, analyze = false) =>
+    explain(this.ctx, q, what, analyze);
   append = (event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>) =>
     append(this.ctx, event, push);
   byIds = (ids: readonly number[]) => byIds(this.ctx, ids);
