@@ -77,14 +77,15 @@ async function managing<R>(
   db: Kysely<Database>,
   work: (trx: Kysely<Database> | Transaction<Database>) => Promise<R>,
 ): Promise<R> {
-  const run = async (trx: Kysely<Database>) => {
+  const run = async (trx: Kysely<Database>, own: boolean) => {
     await sql`SELECT pg_advisory_xact_lock(${sql.raw(PARTITIONS_LOCK_KEY.toString())})`.execute(
       trx,
     );
-    await sql.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`).execute(trx);
+    // Only in a transaction of its own: a caller's (an import) keeps its own settings.
+    if (own) await sql.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`).execute(trx);
     return work(trx);
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  return db.isTransaction ? run(db, false) : db.transaction().execute((trx) => run(trx, true));
 }
 
 /**
