@@ -114,6 +114,8 @@ export class ImportTransaction {
           coalesce(pg_sequence_last_value(pg_get_serial_sequence(${table}, 'id')::regclass), 0))
         + 1, false)`.execute(this.db);
     }
+    // The ids appends take next, after the imported ones, have their partitions now too.
+    await ensurePartitions({ db: this.db, dialect: this.dialect });
   }
 }
 
