@@ -139,6 +139,7 @@ const TARGET = "coalesce(target_type, '')";
  * is derived from them: tallies and confidential tallies lose their events, the epochs of their
  * projects, of all projects and of deletions move (every cached listing starts over), and the
  * listing version moves. Webhook deliveries that name the events are left to their own retention.
+ * Best called outside a transaction: each drop then holds the tables' locks only for its own.
  */
 export async function dropExpiredPartitions(
   ctx: PartitionContext,
@@ -177,6 +178,8 @@ async function dropIfExpired(
   const { newest: newestAt, n } = newest.rows[0]!;
   if (newestAt !== null && newestAt >= cutoff) return null;
   if (n > 0) {
+    // A caller's transaction may drop several partitions before its commit drops these.
+    await sql`DROP TABLE IF EXISTS dropped_tallies, dropped_issue_tallies`.execute(trx);
     await sql
       .raw(
         `CREATE TEMP TABLE dropped_tallies ON COMMIT DROP AS
