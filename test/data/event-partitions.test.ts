@@ -374,6 +374,70 @@ postgres('event partitions and 64-bit ids (postgres)', () => {
     const left = await sql<{ n: number }>`SELECT count(*) AS n FROM events`.execute(db);
     assert.equal(left.rows[0]!.n, 1);
   });
+
+  it('drops and creates partitions while appends run, without a deadlock, tallies exact', async () => {
+    const lower = 10 * PARTITION_IDS;
+    await store.events.ensurePartitions({ from: lower, through: lower + 99 });
+    await sql`INSERT INTO events (id, project_id, author_id, action, created_at)
+      SELECT g, 1 + g % 2, 1, 1, ${OLD}::bigint + g
+      FROM generate_series(${lower + 1}::bigint, ${lower + 100}::bigint) g`.execute(db);
+    // Appenders keep writing, four at a time, until `work` is done; none may fail.
+    const appended: number[] = [];
+    const whileAppending = async <T>(work: () => Promise<T>): Promise<T> => {
+      let done = false;
+      const writer = async (w: number) => {
+        for (let i = 0; !done || i < 5; i++) {
+          const row = await store.events.append(
+            {
+              project_id: 1 + (i % 2),
+              author_id: 1,
+              action: 5,
+              target_type: null,
+              target_id: null,
+              issue_id: null,
+              created_at: NEW + w * 1000 + i,
+            },
+            {
+              action: 'pushed',
+              ref_type: 'branch',
+              ref: 'main',
+              commit_from: null,
+              commit_to: null,
+              commit_count: 0,
+              commit_title: null,
+              commits: '[]',
+            },
+          );
+          appended.push(row.id);
+        }
+      };
+      const writers = [0, 1, 2, 3].map(writer);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const working = work().finally(() => {
+        done = true;
+      });
+      const settled = await Promise.allSettled([working, ...writers]);
+      // A deadlock names the locks: PostgreSQL's detail says which.
+      const outcome = (r: PromiseSettledResult<unknown>) =>
+        r.status === 'rejected' ? `${String(r.reason)} ${(r.reason as { detail?: string }).detail}` : 'ok';
+      assert.deepEqual(settled.map(outcome), ['ok', 'ok', 'ok', 'ok', 'ok']);
+      return working;
+    };
+    const dropped = await whileAppending(() => store.events.dropExpiredPartitions(NEW));
+    assert.deepEqual(dropped, { partitions: [`events_${lower}`], events: 100 });
+    assert.equal(new Set(appended).size, appended.length);
+    assert.deepEqual(await talliesKept(db), await talliesFromScratch(db));
+    const left = await sql<{ n: number }>`SELECT count(*) AS n FROM events WHERE id >= ${lower}
+      AND id < ${lower + PARTITION_IDS}`.execute(db);
+    assert.equal(left.rows[0]!.n, 0);
+    // Creating partitions (their foreign keys' triggers too) while appends run.
+    const created = await whileAppending(() =>
+      store.events.ensurePartitions({ from: 20 * PARTITION_IDS, through: 22 * PARTITION_IDS - 1 }),
+    );
+    assert.deepEqual(created, [`events_${20 * PARTITION_IDS}`, `events_${21 * PARTITION_IDS}`]);
+    assert.equal(new Set(appended).size, appended.length);
+    assert.deepEqual(await talliesKept(db), await talliesFromScratch(db));
+  });
 });
 
 for (const dialect of DIALECTS) {

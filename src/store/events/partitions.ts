@@ -111,10 +111,15 @@ export async function ensurePartitions(
         wanted.add(i * PARTITION_IDS);
       }
     }
-    for (const lower of [...wanted].sort((a, b) => a - b)) {
+    // A range another partition already covers in part (one made with another size) is left.
+    const missing = [...wanted]
+      .sort((a, b) => a - b)
+      .filter((lower) => !existing.some((p) => p.lower < lower + PARTITION_IDS && lower < p.upper));
+    // A new partition gets the foreign keys' triggers on projects and users: their locks first,
+    // in the order an append takes its locks (see dropIfExpired).
+    if (missing.length > 0) await lockAsAppendsDo(trx);
+    for (const lower of missing) {
       const upper = lower + PARTITION_IDS;
-      // A range another partition already covers in part (one made with another size) is left.
-      if (existing.some((p) => p.lower < upper && lower < p.upper)) continue;
       for (const table of ['events', 'push_event_payloads']) {
         await sql
           .raw(
@@ -127,6 +132,17 @@ export async function ensurePartitions(
     }
   });
   return created;
+}
+
+/**
+ * The tables' locks a partition change needs, in the order an append takes them, so the two
+ * cannot deadlock: an append updates its project (projects), then inserts (events, payloads). A
+ * partition created or dropped gains or loses its foreign keys' triggers on projects and users,
+ * which takes their SHARE ROW EXCLUSIVE lock, so those come first; events and payloads after.
+ */
+async function lockAsAppendsDo(trx: Kysely<Database>): Promise<void> {
+  await sql`LOCK TABLE projects, users IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
+  await sql`LOCK TABLE events, push_event_payloads IN ACCESS EXCLUSIVE MODE`.execute(trx);
 }
 
 const TARGET = "coalesce(target_type, '')";
@@ -196,9 +212,7 @@ async function dropIfExpired(
       )
       .execute(trx);
   }
-  // Whole tables before the events lock: an append holds its table lock while it waits for the
-  // events lock, so the other order could deadlock with it.
-  await sql.raw(`LOCK TABLE events, push_event_payloads IN ACCESS EXCLUSIVE MODE`).execute(trx);
+  await lockAsAppendsDo(trx);
   await sql`SELECT pg_advisory_xact_lock(${sql.raw(EVENTS_LOCK_KEY.toString())})`.execute(trx);
   if (n > 0) {
     // Confidentiality is read under the events lock, as its own trigger reads it (migration 018).

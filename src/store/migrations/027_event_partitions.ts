@@ -88,6 +88,9 @@ async function definitions(db: Kysely<unknown>, table: string): Promise<Definiti
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   if (ctx.dialect !== 'postgres') return;
+  // In the order an append takes its locks (projects, then events), so a server still appending
+  // waits instead of deadlocking: the foreign keys onto projects and users are made again below.
+  await sql`LOCK TABLE projects, users IN SHARE ROW EXCLUSIVE MODE`.execute(db);
   await sql`LOCK TABLE events, push_event_payloads IN ACCESS EXCLUSIVE MODE`.execute(db);
 
   const found = new Map<string, Definitions>();
