@@ -9,6 +9,8 @@
  *   (bench/live-writer.ts, through the store's `events.append`, one transaction per event);
  * - GraphQL: the hot query, and a mix of project, user and `events(scope: ALL)` queries at 50
  *   writes per second;
+ * - the starred and followed feeds (issue 33: `scope=starred`, `scope=followed`, page 3 at 50 writes
+ *   per second) of the benched user, who stars 500 projects and follows 300 users (`seedSocial`);
  * - one request at a time with the page cache off: `scope=all` page 3 against one project's page 3,
  *   the first requests of a server just started, then the first request of listings the running
  *   server has never seen.
@@ -21,7 +23,7 @@
  *
  *   npm run bench:live -- [--quick] [--events N] [--rounds R] [--seconds S] [--connections C]
  *                         [--pg postgres://…] [--pg-schema S] [--setups sqlite1,sqlite2,pg2]
- *                         [--before <checkout dir>]
+ *                         [--before <checkout dir>] [--help]
  *
  * `--pg-schema` measures a schema seeded before (by an earlier run's seed, or `pulsegate seed`),
  * and keeps it: for trying a change on PostgreSQL without seeding again (two and a half minutes).
@@ -115,6 +117,18 @@ interface Neighbours {
 
 const WRITE_RATES = [0, 5, 50];
 
+/** `--help`: what the run measures and its options. */
+const usage =
+  () => `Live benchmark: listings while another process writes (see the top of bench/live.ts).
+
+  npm run bench:live -- [--quick] [--events N] [--rounds R] [--seconds S] [--connections C]
+                        [--pg postgres://…] [--pg-schema S] [--setups sqlite1,sqlite2,pg2]
+                        [--before <checkout dir>]
+
+Workloads: the hot URL, the REST mix at 0, 5 and 50 writes/s, scope=all, scope=starred and
+scope=followed page 3 at 50 writes/s (the benched user stars ${STARS} projects and follows
+${FOLLOWS} users), GraphQL's hot query and mix, and one request at a time with the page cache off.`;
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -127,8 +141,13 @@ async function main() {
       'pg-schema': { type: 'string' },
       setups: { type: 'string' },
       before: { type: 'string' },
+      help: { type: 'boolean' },
     },
   });
+  if (values.help) {
+    console.log(usage());
+    return;
+  }
   const quick = values.quick === true;
   const before = values.before === undefined ? undefined : checkout(values.before);
   const events = Number(values.events ?? (quick ? 100_000 : 1_000_000));
@@ -529,7 +548,12 @@ async function listingMix(url: string) {
       ).map((r) => r.project_id),
     );
     const projects = (
-      await store.db.selectFrom('projects').select(['id', 'visibility']).orderBy('id').execute()
+      await store.db
+        .selectFrom('projects')
+        .select(['id', 'visibility'])
+        .where('namespace', '<>', SOCIAL_NAMESPACE)
+        .orderBy('id')
+        .execute()
     ).filter((p) => p.visibility !== 'private' || mine.has(p.id));
     const busiest = await store.db
       .selectFrom('events')
@@ -543,7 +567,12 @@ async function listingMix(url: string) {
       .orderBy('n', 'desc')
       .limit(1)
       .executeTakeFirstOrThrow();
-    const users = await store.db.selectFrom('users').select('id').orderBy('id').execute();
+    const users = await store.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', 'not like', `${SOCIAL_NAMESPACE}-%`)
+      .orderBy('id')
+      .execute();
     const token = await benchToken(store, member.user_id);
     const { username } = await store.db
       .selectFrom('users')
@@ -588,7 +617,94 @@ async function listingMix(url: string) {
         JSON.stringify({ query: `{ events(scope: ALL, ${filter}first: 20) { ${FIELDS} } }` }),
       );
     }
-    return { token, user: username, paths, gql, hotProject: busiest.project_id };
+    return {
+      token,
+      user: username,
+      userId: member.user_id,
+      paths,
+      gql,
+      hotProject: busiest.project_id,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The stars and follows of the benched user (issue 33's sizes: GitLab's 300 follows at most). */
+const STARS = 500;
+const FOLLOWS = 300;
+/** The namespace (and username prefix) of the empty projects and users that make up the numbers. */
+const SOCIAL_NAMESPACE = 'bench-social';
+
+/**
+ * The benched user stars `STARS` projects and follows `FOLLOWS` users: every seeded one first
+ * (those have the events), then empty public projects and users made for it, which the feeds
+ * still walk (one index probe each) and the mix leaves out. Idempotent, for `--pg-schema`.
+ */
+async function seedSocial(url: string, userId: number) {
+  const store = await openStore(url, { migrate: false });
+  try {
+    const { db } = store;
+    const now = Date.now();
+    const projectCount = await db.selectFrom('projects').select('id').execute();
+    for (let i = projectCount.length; i < STARS; i++) {
+      await db
+        .insertInto('projects')
+        .values({
+          namespace: SOCIAL_NAMESPACE,
+          path: `p${i}`,
+          full_path: `${SOCIAL_NAMESPACE}/p${i}`,
+          name: `p${i}`,
+          description: 'Starred by the benched user',
+          visibility: 'public',
+          creator_id: userId,
+          created_at: now,
+        })
+        .execute();
+    }
+    const userCount = await db.selectFrom('users').select('id').execute();
+    for (let i = userCount.length; i <= FOLLOWS; i++) {
+      await db
+        .insertInto('users')
+        .values({
+          username: `${SOCIAL_NAMESPACE}-${i}`,
+          name: `Followed ${i}`,
+          email: `${SOCIAL_NAMESPACE}-${i}@example.com`,
+          state: 'active',
+          password_hash: null,
+          admin: 0,
+          two_factor_enabled: 0,
+          private_profile: 0,
+          created_at: now,
+        })
+        .execute();
+    }
+    const projects = await db
+      .selectFrom('projects')
+      .select('id')
+      .orderBy('id')
+      .limit(STARS)
+      .execute();
+    const users = await db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '<>', userId)
+      .orderBy('id')
+      .limit(FOLLOWS)
+      .execute();
+    await db
+      .insertInto('project_stars')
+      .values(projects.map((p) => ({ user_id: userId, project_id: p.id, created_at: now })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    await db
+      .insertInto('user_follows')
+      .values(users.map((u) => ({ follower_id: userId, followee_id: u.id, created_at: now })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    console.log(
+      `the benched user stars ${projects.length} projects and follows ${users.length} users`,
+    );
   } finally {
     await store.close();
   }
@@ -605,6 +721,7 @@ async function runSetup(
 ): Promise<SetupResult> {
   console.log(`\n== ${setup.name}`);
   const mix = await listingMix(setup.url);
+  await seedSocial(setup.url, mix.userId);
   console.log(
     `${mix.paths.length} REST listing URLs, ${mix.gql.length} GraphQL queries in the mix`,
   );
@@ -785,13 +902,13 @@ async function startBuild(
           paths: mix.paths,
           ...atRate(rate),
         })),
-        {
-          name: 'scope=all page 3, 50 writes/s',
-          url: `${server.url}/api/v4/events?scope=all&page=3`,
+        ...['all', 'starred', 'followed'].map((scope) => ({
+          name: `scope=${scope} page 3, 50 writes/s`,
+          url: `${server.url}/api/v4/events?scope=${scope}&page=3`,
           headers,
           servers,
           ...atRate(50),
-        },
+        })),
         { name: 'GraphQL hot query (project, first 20)', ...graphql },
         { name: 'GraphQL mix, 50 writes/s', ...graphql, bodies: mix.gql, ...atRate(50) },
       ].map(lookups.around);
@@ -839,13 +956,20 @@ async function coldLatency(
     latency['first request of a listing (running server), median'] = median(firsts);
     latency['first request of a listing (running server), max'] = Math.max(...firsts);
     const projectPage3: number[] = [];
-    const allPage3: number[] = [];
+    const scopes = ['all', 'starred', 'followed'];
+    const scopePage3 = scopes.map((): number[] => []);
     for (let i = 0; i < n; i++) {
       projectPage3.push(await timed(`${cold.url}${hotPath}?page=3`, headers));
-      allPage3.push(await timed(`${cold.url}/api/v4/events?scope=all&page=3`, headers));
+      for (const [j, scope] of scopes.entries()) {
+        scopePage3[j]!.push(
+          await timed(`${cold.url}/api/v4/events?scope=${scope}&page=3`, headers),
+        );
+      }
     }
     latency['one project page 3, page cache off'] = median(projectPage3);
-    latency['scope=all page 3, page cache off'] = median(allPage3);
+    for (const [j, scope] of scopes.entries()) {
+      latency[`scope=${scope} page 3, page cache off`] = median(scopePage3[j]!);
+    }
   } finally {
     await cold.stop();
   }

@@ -220,3 +220,26 @@ export const BRANCHES = [
   'fix/flaky-tests',
   'docs/import-format',
 ];
+
+/**
+ * Who starred what (full paths), so the dashboard's "Starred projects" tab has something to show:
+ * each user stars only projects they can read.
+ */
+export const DEMO_STARS: Record<string, string[]> = {
+  root: ['acme/platform/api'],
+  alice: ['acme/platform/api', 'acme/platform/web', 'acme/infra/deploy', 'acme/handbook'],
+  bob: ['acme/platform/api', 'alice/dotfiles', 'acme/handbook'],
+  carol: ['acme/handbook'],
+  dave: ['acme/platform/api', 'carol/experiments'],
+  frank: ['acme/platform/api', 'acme/infra/deploy'],
+};
+
+/** Who follows whom, so the "Followed users" tab has something to show. */
+export const DEMO_FOLLOWS: Record<string, string[]> = {
+  root: ['alice'],
+  alice: ['bob', 'carol', 'dave', 'frank'],
+  bob: ['alice', 'dave'],
+  carol: ['alice'],
+  dave: ['alice'],
+  frank: ['alice', 'bob'],
+};

@@ -2,7 +2,8 @@
  * The demo data set, built deterministically in memory: seven users (an admin, a private profile,
  * a blocked account), seven projects across every visibility and both namespace kinds, and ~90
  * days of activity before DEMO_END that covers every action and target type, pushes of every kind
- * and a confidential issue with notes. It is imported through the same checks as any file.
+ * and a confidential issue with notes, and stars and follows between the users (DEMO_STARS,
+ * DEMO_FOLLOWS). It is imported through the same checks as any file.
  */
 import type {
   DataRecord,
@@ -108,6 +109,8 @@ class DemoBuilder {
     event: [],
     personal_access_token: [],
     oauth_application: [],
+    star: [],
+    follow: [],
   };
   private readonly userIds = new Map<string, number>();
   private readonly projects: ProjectState[] = [];
@@ -142,6 +145,7 @@ class DemoBuilder {
       });
     });
     C.DEMO_PROJECTS.forEach((spec, i) => this.addProject(spec, i + 1, start - 10 * DAY + i * DAY));
+    this.social(start - DAY);
     for (const p of this.projects) {
       this.event(p, this.uid(p.spec.creator), 'created', null, null, start + 3_600_000 * p.id);
     }
@@ -157,6 +161,33 @@ class DemoBuilder {
       for (const t of times) this.activity(t);
     }
     return Object.values(this.out).flat();
+  }
+
+  /** Stars and follows, a minute apart the day before the activity starts. */
+  private social(at: number) {
+    let minute = 0;
+    const next = () => at + 60_000 * minute++;
+    const projectIds = new Map(this.projects.map((p) => [p.fullPath, p.id]));
+    for (const [username, paths] of Object.entries(C.DEMO_STARS)) {
+      for (const path of paths) {
+        this.out.star.push({
+          kind: 'star',
+          user_id: this.uid(username),
+          project_id: projectIds.get(path)!,
+          created_at: next(),
+        });
+      }
+    }
+    for (const [username, followees] of Object.entries(C.DEMO_FOLLOWS)) {
+      for (const followee of followees) {
+        this.out.follow.push({
+          kind: 'follow',
+          follower_id: this.uid(username),
+          followee_id: this.uid(followee),
+          created_at: next(),
+        });
+      }
+    }
   }
 
   private uid(username: string): number {

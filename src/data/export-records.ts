@@ -11,6 +11,10 @@ export async function* exportRecords(source: TransferStore): AsyncGenerator<Data
       for await (const rows of source.memberRows()) yield rows.map((r) => recordFromRow(kind, r));
     } else if (kind === 'approval') {
       for await (const rows of source.approvalRows()) yield rows.map((r) => recordFromRow(kind, r));
+    } else if (kind === 'star') {
+      for await (const rows of source.starRows()) yield rows.map((r) => recordFromRow(kind, r));
+    } else if (kind === 'follow') {
+      for await (const rows of source.followRows()) yield rows.map((r) => recordFromRow(kind, r));
     } else if (kind === 'event') {
       for await (const { events, pushes } of source.eventPages()) {
         yield events.map((e) => {

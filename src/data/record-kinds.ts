@@ -341,6 +341,28 @@ const Application = Type.Object(
   STRICT,
 );
 
+/** A user's star on a project (`POST /projects/:id/star`). */
+const Star = Type.Object(
+  {
+    kind: Type.Literal('star'),
+    user_id: Id,
+    project_id: Id,
+    created_at: CreatedAt,
+  },
+  STRICT,
+);
+
+/** A user following another (`POST /users/:id/follow`); never oneself. */
+const Follow = Type.Object(
+  {
+    kind: Type.Literal('follow'),
+    follower_id: Id,
+    followee_id: Id,
+    created_at: CreatedAt,
+  },
+  STRICT,
+);
+
 export type UserRecord = StaticDecode<typeof User>;
 export type ProjectRecord = StaticDecode<typeof Project>;
 export type MemberRecord = StaticDecode<typeof Member>;
@@ -353,6 +375,8 @@ export type NoteRecord = StaticDecode<typeof Note>;
 export type EventRecord = StaticDecode<typeof Event>;
 export type TokenRecord = StaticDecode<typeof Token>;
 export type ApplicationRecord = StaticDecode<typeof Application>;
+export type StarRecord = StaticDecode<typeof Star>;
+export type FollowRecord = StaticDecode<typeof Follow>;
 
 /** The token's digest: a plain `token` in the file is digested, never stored. */
 export function tokenDigest(r: TokenRecord): string {
@@ -393,6 +417,8 @@ export const KINDS = {
   event: kind('events', Event, { issue_id: (_r, context) => context.issueId }),
   personal_access_token: kind('personal_access_tokens', Token, { token_digest: tokenDigest }),
   oauth_application: kind('oauth_applications', Application),
+  star: kind('project_stars', Star),
+  follow: kind('user_follows', Follow),
 };
 
 export type RecordKind = keyof typeof KINDS;
@@ -410,4 +436,6 @@ export type DataRecord =
   | NoteRecord
   | EventRecord
   | TokenRecord
-  | ApplicationRecord;
+  | ApplicationRecord
+  | StarRecord
+  | FollowRecord;

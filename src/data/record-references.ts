@@ -25,6 +25,8 @@ export class ReferenceLedger {
   private readonly fullPaths = new Set<string>();
   private readonly members = new Set<string>();
   private readonly approvals = new Set<string>();
+  private readonly stars = new Set<string>();
+  private readonly follows = new Set<string>();
   private readonly milestones = new Map<number, Owned>();
   private readonly issues = new Map<number, Owned>();
   private readonly issueIids = new Set<string>();
@@ -43,6 +45,8 @@ export class ReferenceLedger {
     for (const p of existing.projects) this.addProject(p.id, p.full_path);
     for (const m of existing.members) this.members.add(`${m.project_id}:${m.user_id}`);
     for (const a of existing.approvals) this.approvals.add(`${a.merge_request_id}:${a.user_id}`);
+    for (const s of existing.stars) this.stars.add(`${s.user_id}:${s.project_id}`);
+    for (const f of existing.follows) this.follows.add(`${f.follower_id}:${f.followee_id}`);
     for (const m of existing.milestones) this.milestones.set(m.id, { projectId: m.project_id });
     for (const i of existing.issues) {
       this.issues.set(i.id, { projectId: i.project_id });
@@ -181,6 +185,26 @@ export class ReferenceLedger {
         this.tokens.add(r.id);
         this.tokenDigests.add(tokenDigest(r));
         return null;
+      case 'star': {
+        this.user('user_id', r.user_id);
+        this.project('project_id', r.project_id);
+        const key = `${r.user_id}:${r.project_id}`;
+        if (this.stars.has(key))
+          throw new DuplicateRecordError(`user ${r.user_id} already starred project ${r.project_id}`);
+        this.stars.add(key);
+        return null;
+      }
+      case 'follow': {
+        this.user('follower_id', r.follower_id);
+        this.user('followee_id', r.followee_id);
+        if (r.follower_id === r.followee_id)
+          throw new RecordError('follower_id and followee_id must differ (nobody follows themselves)');
+        const key = `${r.follower_id}:${r.followee_id}`;
+        if (this.follows.has(key))
+          throw new DuplicateRecordError(`user ${r.follower_id} already follows user ${r.followee_id}`);
+        this.follows.add(key);
+        return null;
+      }
       case 'oauth_application':
         this.fresh('OAuth application', this.applications, r.id);
         this.user('owner_id', r.owner_id);

@@ -1,6 +1,7 @@
 /**
  * The Atom face, at GitLab's paths: `/:username.atom`, `/:namespace/…/:project.atom` (nested
- * groups) and `/dashboard/projects.atom`. Each feed is the newest 20 events of the same listing
+ * groups) and `/dashboard/projects.atom`, and beside it the dashboard's other tabs,
+ * `/dashboard/starred.atom` and `/dashboard/followed.atom` (REST `scope=starred|followed`). Each feed is the newest 20 events of the same listing
  * the API serves for that source and reader (so visibility is exactly the API's), presented as
  * Atom, tagged for conditional polling and kept like the API's lists (http/conditional.ts).
  */
@@ -104,22 +105,40 @@ export function atomFeeds(services: Services, revision: string) {
       });
     }
 
-    app.get('/dashboard/projects.atom', (request, reply) =>
-      serve(request, reply, async (reader) => {
-        if (!reader) throw new UnauthenticatedError();
-        const base = config.externalUrl;
-        return {
-          source: { kind: 'viewer', scope: 'all' },
-          feed: {
-            id: `${base}/dashboard/projects`,
-            title: 'Activity',
-            // The page it is the feed of (the id keeps GitLab's path: readers know the feed by it).
-            alternate: `${base}/dashboard/activity`,
-            created: reader.user.createdAt,
-          },
-        };
-      }),
-    );
+    // The dashboard's three tabs (web/dashboard-scopes.ts), with the same credentials.
+    const dashboards = [
+      { scope: 'all', feed: 'projects', title: 'Activity', page: '/dashboard/activity' },
+      {
+        scope: 'starred',
+        feed: 'starred',
+        title: 'Starred projects activity',
+        page: '/dashboard/activity/starred',
+      },
+      {
+        scope: 'followed',
+        feed: 'followed',
+        title: 'Followed users activity',
+        page: '/dashboard/activity/followed',
+      },
+    ] as const;
+    for (const dashboard of dashboards) {
+      app.get(`/dashboard/${dashboard.feed}.atom`, (request, reply) =>
+        serve(request, reply, async (reader) => {
+          if (!reader) throw new UnauthenticatedError();
+          const base = config.externalUrl;
+          return {
+            source: { kind: 'viewer', scope: dashboard.scope },
+            feed: {
+              id: `${base}/dashboard/${dashboard.feed}`,
+              title: dashboard.title,
+              // The page it is the feed of (the id keeps GitLab's path: readers know the feed by it).
+              alternate: `${base}${dashboard.page}`,
+              created: reader.user.createdAt,
+            },
+          };
+        }),
+      );
+    }
 
     app.get('/:username.atom', (request: ParamsRequest, reply) =>
       serve(request, reply, async () => {

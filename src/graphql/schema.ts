@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { type GraphQLSchema, isAbstractType, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { UserActivityResolver, UserActivityStreamResolver } from './resolvers/activity.js';
 import { EventConnectionResolver, PageInfoResolver } from './resolvers/connection.js';
 import { IssueResolver, MergeRequestResolver } from './resolvers/content.js';
 import { EventResolver } from './resolvers/event.js';
@@ -33,6 +34,8 @@ export function graphqlSchema(): Promise<GraphQLSchema> {
     resolvers: [
       QueryResolver,
       UserResolver,
+      UserActivityResolver,
+      UserActivityStreamResolver,
       ProjectResolver,
       EventResolver,
       EventConnectionResolver,

@@ -6,6 +6,7 @@
  */
 import type { Approvals, MergeRequestDetail } from '../services/content/merge-requests.js';
 import type { IssueDetail } from '../services/content/issues.js';
+import type { ProjectDetail } from '../services/content/projects.js';
 import type { MemberView, MilestoneView, ProjectView, UserView } from '../services/views.js';
 import { type ProjectLinks, repositorySshUrl } from '../domain/links.js';
 import type { NamespaceView } from '../services/navigation/navigation.js';
@@ -228,6 +229,7 @@ function projectNamespace(project: ProjectView, links: ProjectLinks, namespace?:
 /** API::Entities::BasicProjectDetails: `simple=true`, and what anonymous lists show. */
 export function presentProjectBasic(
   project: ProjectView,
+  starCount: number,
   links: ProjectLinks,
   namespace?: NamespaceView,
 ) {
@@ -249,7 +251,7 @@ export function presentProjectBasic(
     readme_url: null,
     forks_count: 0,
     avatar_url: null,
-    star_count: 0,
+    star_count: starCount,
     last_activity_at: iso(project.lastActivityAt),
     namespace: projectNamespace(project, links, namespace),
   };
@@ -261,14 +263,14 @@ export function presentProjectBasic(
  * keeps no repository contents).
  */
 export function presentProject(
-  project: ProjectView,
-  accessLevel: number | null,
+  detail: ProjectDetail,
   links: ProjectLinks,
   namespace?: NamespaceView,
 ) {
+  const { project, accessLevel } = detail;
   const api = `${links.externalUrl}/api/v4/projects/${project.id}`;
   return {
-    ...presentProjectBasic(project, links, namespace),
+    ...presentProjectBasic(project, detail.starCount, links, namespace),
     _links: {
       self: api,
       issues: `${api}/issues`,

@@ -66,7 +66,7 @@ export function groupRoutes(app: FastifyInstance, services: Services): void {
     return sendJson(reply, 200, {
       ...presentGroup(found.group, url()),
       projects: found.projects.map((item) =>
-        presentProjectBasic(item.project, links, item.namespace ?? undefined),
+        presentProjectBasic(item.project, item.starCount, links, item.namespace ?? undefined),
       ),
     });
   });

@@ -24,6 +24,8 @@ import { namespaceRoutes } from './namespaces.js';
 import { groupRoutes } from './groups.js';
 import { trackedListRoutes } from './tracked-lists.js';
 import { metadataRoutes } from './metadata.js';
+import { starRoutes } from './stars.js';
+import { followRoutes } from './follows.js';
 
 export function restApi(services: Services, revision: string) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -59,5 +61,7 @@ export function restApi(services: Services, revision: string) {
     groupRoutes(app, services);
     trackedListRoutes(app, services);
     metadataRoutes(app, services, revision);
+    starRoutes(app, services);
+    followRoutes(app, services);
   };
 }

@@ -2,30 +2,40 @@
  * GitLab's entities for the navigation reads: API::Entities::User (what anyone may see of a user),
  * Namespace and Group. pulsegate keeps no profile fields (bio, location, …), so those carry
  * GitLab's values for "none"; a group's description and avatar likewise. Nothing is said that
- * pulsegate cannot back: no member counts, no follower counts, no group settings.
+ * pulsegate cannot back: no member counts, no group settings. Follower counts are real (stars and
+ * follows, migration 024).
  */
-import type { GroupView, NamespaceView } from '../services/navigation/navigation.js';
+import type { FollowCounts, GroupView, NamespaceView } from '../services/navigation/navigation.js';
 import type { UserView } from '../services/views.js';
-import { EMPTY_PROFILE, avatarUrl, iso, presentUserBasic, userWebUrl } from './present.js';
+import { avatarUrl, iso, presentUserBasic, profileFields, userWebUrl } from './present.js';
 
 /**
  * API::Entities::User: the basic fields, the creation time only to those who may read the
  * profile (not a private or blocked one, unless it is theirs or they are an administrator).
  */
-export function presentUser(user: UserView, profileReadable: boolean, externalUrl: string) {
+export function presentUser(
+  user: UserView,
+  profileReadable: boolean,
+  externalUrl: string,
+  follows: FollowCounts | null,
+) {
   return {
     ...presentUserBasic(user, externalUrl),
     ...(profileReadable ? { created_at: iso(user.createdAt) } : {}),
-    ...EMPTY_PROFILE,
+    ...profileFields(profileReadable ? follows : null),
   };
 }
 
 /** What an administrator sees of any user (UserDetailsWithAdmin's fields pulsegate has). */
-export function presentUserForAdmin(user: UserView, externalUrl: string) {
+export function presentUserForAdmin(
+  user: UserView,
+  externalUrl: string,
+  follows: FollowCounts | null = null,
+) {
   return {
     ...presentUserBasic(user, externalUrl),
     created_at: iso(user.createdAt),
-    ...EMPTY_PROFILE,
+    ...profileFields(follows),
     email: user.email,
     two_factor_enabled: user.twoFactorEnabled,
     private_profile: user.privateProfile,

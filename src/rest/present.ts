@@ -1,5 +1,6 @@
 /** GitLab's REST entities (lib/api/entities): the JSON shapes, key order included. */
 import type { EventView, PushView } from '../services/activity/activity.js';
+import type { FollowCounts } from '../services/navigation/navigation.js';
 import type { NoteView, UserView } from '../services/views.js';
 import {
   type ProjectLinks,
@@ -46,12 +47,33 @@ export const EMPTY_PROFILE = {
   local_time: null,
 };
 
+/**
+ * The profile fields of API::Entities::User, with `followers`, `following` and `is_followed`
+ * where GitLab puts them (before `local_time`) when the profile is readable; `is_followed` only for
+ * a signed-in viewer.
+ */
+export function profileFields(follows: FollowCounts | null) {
+  const { local_time, ...before } = EMPTY_PROFILE;
+  if (!follows) return EMPTY_PROFILE;
+  return {
+    ...before,
+    followers: follows.followers,
+    following: follows.following,
+    ...(follows.isFollowed === null ? {} : { is_followed: follows.isFollowed }),
+    local_time,
+  };
+}
+
 /** `GET /user`: UserPublic (what a token's owner sees about themselves). */
-export function presentCurrentUser(user: UserView, externalUrl: string) {
+export function presentCurrentUser(
+  user: UserView,
+  externalUrl: string,
+  follows: FollowCounts | null,
+) {
   return {
     ...presentUserBasic(user, externalUrl),
     created_at: iso(user.createdAt),
-    ...EMPTY_PROFILE,
+    ...profileFields(follows),
     last_sign_in_at: null,
     confirmed_at: iso(user.createdAt),
     last_activity_on: null,

@@ -1,6 +1,6 @@
 /**
  * Project listings (lib/api/projects.rb): `GET /projects`, `/users/:id/projects`,
- * `/users/:id/contributed_projects`, and `GET /projects/:id/labels`. Offset pages with GitLab's
+ * `/users/:id/contributed_projects`, `/users/:id/starred_projects`, and `GET /projects/:id/labels`. Offset pages with GitLab's
  * headers, or keyset pages (`pagination=keyset`, ordered by id) with only a `Link` to the next.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -58,8 +58,7 @@ export function projectListParamsOf(p: Values): ProjectListParams {
     minAccessLevel: minAccess === undefined ? undefined : Number(minAccess),
     idAfter: int(p.id_after),
     idBefore: int(p.id_before),
-    // No project has a star yet: by stars is by id.
-    orderBy: (order === 'star_count' ? 'id' : order) as ProjectListParams['orderBy'],
+    orderBy: order as ProjectListParams['orderBy'],
     sort: p.sort === 'asc' ? 'asc' : 'desc',
     keyset: p.pagination === 'keyset',
   };
@@ -90,8 +89,8 @@ export function sendProjects(
   const simple = bool(p.simple) === true || principal === null;
   const present = (item: ListedProject) =>
     simple
-      ? presentProjectBasic(item.project, links, item.namespace ?? undefined)
-      : presentProject(item.project, item.accessLevel, links, item.namespace ?? undefined);
+      ? presentProjectBasic(item.project, item.starCount, links, item.namespace ?? undefined)
+      : presentProject(item, links, item.namespace ?? undefined);
   if (p.pagination === 'keyset') {
     const next =
       listed.nextId === null || listed.nextId === undefined
@@ -133,6 +132,7 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
   for (const [path, list] of [
     ['/users/:id/projects', 'ofUser'],
     ['/users/:id/contributed_projects', 'contributedBy'],
+    ['/users/:id/starred_projects', 'starredBy'],
   ] as const) {
     app.get(path, async (request, reply) => {
       const principal = await projectReader(services, request, reply);

@@ -56,7 +56,7 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
         visibility: str(p.visibility) as (typeof VISIBILITIES)[number] | undefined,
         defaultBranch: str(p.default_branch),
       });
-      return presentProject(created.project, created.accessLevel, links());
+      return presentProject(created, links());
     });
   });
 
@@ -64,10 +64,6 @@ export function projectRoutes(app: FastifyInstance, services: Services): void {
     const ops = await reader(services, request, reply);
     const found = await ops.projects.get((request.params as { id: string }).id);
     const namespace = await services.navigation.projects.namespaceOf(found.project.namespace);
-    return sendJson(
-      reply,
-      200,
-      presentProject(found.project, found.accessLevel, links(), namespace),
-    );
+    return sendJson(reply, 200, presentProject(found, links(), namespace));
   });
 }

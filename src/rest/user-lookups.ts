@@ -43,8 +43,8 @@ export function userLookupRoutes(app: FastifyInstance, services: Services): void
       reply,
       200,
       viewer?.admin
-        ? presentUserForAdmin(found.user, url())
-        : presentUser(found.user, found.profileReadable, url()),
+        ? presentUserForAdmin(found.user, url(), found.follows)
+        : presentUser(found.user, found.profileReadable, url(), found.follows),
     );
   });
 }

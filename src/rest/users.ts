@@ -12,7 +12,12 @@ export const GITLAB_API_VERSION = '17.5.0';
 export function userRoutes(app: FastifyInstance, services: Services, revision: string): void {
   app.get('/user', async (request, reply) => {
     const principal = (await authenticate(services, request, reply, ENDPOINT_SCOPES.user, true))!;
-    return sendJson(reply, 200, presentCurrentUser(principal.user, services.config.externalUrl));
+    const follows = await services.navigation.users.follows(principal.user, principal.viewer);
+    return sendJson(
+      reply,
+      200,
+      presentCurrentUser(principal.user, services.config.externalUrl, follows),
+    );
   });
 
   app.get('/version', async (request, reply) => {

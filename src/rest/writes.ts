@@ -7,7 +7,7 @@ import { ValidationError } from '../domain/errors.js';
 import { offsetPageOf } from '../domain/pagination.js';
 import { ENDPOINT_SCOPES, type Scope } from '../domain/scopes.js';
 import type { Principal } from '../services/accounts/credentials.js';
-import type { Actor } from '../services/content/content.js';
+import type { Actor, Answer } from '../services/content/content.js';
 import type { ContentOps } from '../services/content/ops.js';
 import type { Services } from '../services/container.js';
 import type { Listed } from '../services/navigation/navigation.js';
@@ -48,12 +48,32 @@ export async function reader(
  * `Idempotency-Key` header, a retry within 24 hours gets the first answer back (marked
  * `Idempotent-Replayed: true`) and writes nothing.
  */
-export async function write(
+export function write(
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
   work: (ops: ContentOps) => Promise<unknown>,
+  accepted: readonly Scope[] = ENDPOINT_SCOPES.project,
+): Promise<FastifyReply> {
+  return writeAnswer(
+    services,
+    request,
+    reply,
+    async (ops) => ({ status, body: (await work(ops)) ?? null }),
+    accepted,
+  );
+}
+
+/**
+ * `write` for a route whose status depends on what the write found (a star already there is
+ * GitLab's 304 with no body): `work` answers the status and body, kept for retries as they are.
+ */
+export async function writeAnswer(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (ops: ContentOps) => Promise<Answer>,
   accepted: readonly Scope[] = ENDPOINT_SCOPES.project,
 ): Promise<FastifyReply> {
   const principal = (await authenticate(services, request, reply, accepted, true))!;
@@ -66,12 +86,9 @@ export async function write(
           body: JSON.stringify([request.query ?? null, request.body ?? null]),
         }
       : null;
-  const answer = await services.content.writeOnce(actorOf(principal), idempotent, async (ops) => ({
-    status,
-    body: (await work(ops)) ?? null,
-  }));
+  const answer = await services.content.writeOnce(actorOf(principal), idempotent, work);
   if (answer.replayed) reply.header('idempotent-replayed', 'true');
-  if (answer.status === 204) return reply.code(204).send();
+  if (answer.status === 204 || answer.status === 304) return reply.code(answer.status).send();
   return sendJson(reply, answer.status, answer.body);
 }
 

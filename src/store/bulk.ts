@@ -21,6 +21,8 @@ export const BULK_TABLES = [
   'push_event_payloads',
   'personal_access_tokens',
   'oauth_applications',
+  'project_stars',
+  'user_follows',
 ] as const;
 export type BulkTable = (typeof BULK_TABLES)[number];
 
@@ -111,8 +113,13 @@ export class BulkWriter {
   }
 }
 
+/** Tables keyed by a pair of ids rather than their own `id`. */
+export const PAIR_TABLES = [
+  'project_members',
+  'merge_request_approvals',
+  'project_stars',
+  'user_follows',
+] as const;
+
 /** Tables keyed by an integer `id`. */
-export type IdTable = Exclude<
-  BulkTable,
-  'project_members' | 'merge_request_approvals' | 'push_event_payloads'
->;
+export type IdTable = Exclude<BulkTable, (typeof PAIR_TABLES)[number] | 'push_event_payloads'>;

@@ -13,6 +13,8 @@ import { memberProjects } from './events/memberships.js';
 import type { EventContext, EventQuery, EventWindow, Memberships } from './events/query.js';
 import { dropExpiredPartitions, ensurePartitions, partitions } from './events/partitions.js';
 import { idAt, list, since } from './events/walks.js';
+import { followedUsers, starredProjects } from './events/social.js';
+import type { Viewer } from '../domain/visibility.js';
 
 export type { EventChange, ListingHead } from './events/head.js';
 export {
@@ -22,6 +24,7 @@ export {
   type MemberProject,
   dayOf,
 } from './events/query.js';
+export { type StarredProject, MAX_SOCIAL_PARTS } from './events/social.js';
 
 export class EventStore {
   private readonly ctx: EventContext;
@@ -44,6 +47,8 @@ export class EventStore {
   appendedAfter = (afterId: number, limit: number) => heads.appendedAfter(this.ctx, afterId, limit);
   newestId = () => heads.newestId(this.ctx);
   memberProjects = (userId: number, day?: string) => memberProjects(this.ctx, userId, day);
+  starredProjects = (viewer: Viewer, day: string) => starredProjects(this.ctx, viewer, day);
+  followedUsers = (viewer: Viewer) => followedUsers(this.ctx, viewer);
   count = (q: EventQuery, cap: number) => count(this.ctx, q, cap);
   walkCount = (q: EventQuery, cap: number) => walkCount(this.ctx, q, cap);
   countByDay = (q: EventQuery) => countByDay(this.ctx, q);

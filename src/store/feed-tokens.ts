@@ -19,12 +19,16 @@ export class FeedTokenStore {
     return rowBy(this.db, 'feed_tokens', { token_digest: tokenDigest }).then(recordOf);
   }
 
-  /** Creates the user's first token (generation 1) unless one exists; concurrent calls agree. */
+  /**
+   * Creates the user's first token (generation 1) unless one exists; concurrent calls agree. Any
+   * conflict means another call made it: theirs carries the same digest, so naming `user_id` alone
+   * would let PostgreSQL report the digest's unique violation instead.
+   */
   async ensure(userId: number, tokenDigest: string, now: number): Promise<void> {
     await this.db
       .insertInto('feed_tokens')
       .values({ user_id: userId, generation: 1, token_digest: tokenDigest, created_at: now })
-      .onConflict((oc) => oc.column('user_id').doNothing())
+      .onConflict((oc) => oc.doNothing())
       .execute();
   }
 

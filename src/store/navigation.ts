@@ -27,6 +27,8 @@ export interface ProjectQuery {
   namespaceTree?: string | undefined;
   /** Projects in which this user wrote an event (contributed projects). */
   contributor?: number | undefined;
+  /** Projects each of these users starred (the listed user's, and the caller's with `starred`). */
+  starredBy?: number[] | undefined;
   idAfter?: number | undefined;
   idBefore?: number | undefined;
   orderBy: ProjectOrder;
@@ -35,7 +37,8 @@ export interface ProjectQuery {
   limit: number;
 }
 
-export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'last_activity_at';
+export type ProjectOrder =
+  'id' | 'name' | 'path' | 'created_at' | 'last_activity_at' | 'star_count';
 
 export interface UserQuery {
   username?: string | undefined;

@@ -90,6 +90,16 @@ export class ProjectListing {
         ),
       );
     }
+    for (const user of q.starredBy ?? []) {
+      query = query.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('project_stars as ps')
+            .select('ps.user_id')
+            .where('ps.user_id', '=', user)
+            .whereRef('ps.project_id', '=', 'p.id'),
+        ),
+      );
+    }
     if (q.idAfter !== undefined) query = query.where('p.id', '>', q.idAfter);
     if (q.idBefore !== undefined) query = query.where('p.id', '<', q.idBefore);
     return query;
@@ -100,9 +110,11 @@ export class ProjectListing {
     const column =
       q.orderBy === 'last_activity_at'
         ? sql`coalesce(p.last_activity_at, p.created_at)`
-        : q.orderBy === 'name' || q.orderBy === 'path'
-          ? textOrder(this.dialect, `p.${q.orderBy}`)
-          : sql.ref(`p.${q.orderBy}`);
+        : q.orderBy === 'star_count'
+          ? sql`(select count(*) from project_stars sc where sc.project_id = p.id)`
+          : q.orderBy === 'name' || q.orderBy === 'path'
+            ? textOrder(this.dialect, `p.${q.orderBy}`)
+            : sql.ref(`p.${q.orderBy}`);
     return this.filteredProjects(q)
       .selectAll('p')
       .orderBy(column, q.sort)

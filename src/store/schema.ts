@@ -412,7 +412,33 @@ export interface IssueEventTalliesTable extends EventTalliesTable {
 /** The same for events of confidential issues of their project (migration 018). */
 export type ConfidentialTalliesTable = EventTalliesTable;
 
+/** A user's star on a project (migration 024). */
+export interface ProjectStarsTable {
+  user_id: number;
+  project_id: number;
+  created_at: EpochMs;
+}
+
+/** A user following another (migration 024); never oneself. */
+export interface UserFollowsTable {
+  follower_id: number;
+  followee_id: number;
+  created_at: EpochMs;
+}
+
+/**
+ * Per user, a counter moved by triggers whenever the user's stars or the follows they make change
+ * (migration 024): caches of the user's starred and followed listings compare it. No row = 0.
+ */
+export interface SocialVersionsTable {
+  user_id: number;
+  version: number;
+}
+
 export interface Database {
+  project_stars: ProjectStarsTable;
+  user_follows: UserFollowsTable;
+  social_versions: SocialVersionsTable;
   event_tallies: EventTalliesTable;
   issue_event_tallies: IssueEventTalliesTable;
   confidential_tallies: ConfidentialTalliesTable;
@@ -458,6 +484,8 @@ export type PushPayloadRow = Selectable<PushEventPayloadsTable>;
 export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type NewEvent = Insertable<EventsTable>;
 export type MemberRow = Selectable<ProjectMembersTable>;
+export type ProjectStarRow = Selectable<ProjectStarsTable>;
+export type UserFollowRow = Selectable<UserFollowsTable>;
 export type OAuthApplicationRow = Selectable<OAuthApplicationsTable>;
 export type OAuthGrantRow = Selectable<OAuthAccessGrantsTable>;
 export type OAuthTokenRow = Selectable<OAuthAccessTokensTable>;

@@ -29,6 +29,9 @@ import { NoteStore } from './notes.js';
 import { ObjectEventStore } from './object-events.js';
 import { IssueStore, MergeRequestStore } from './tracked.js';
 import { FeedTokenStore } from './feed-tokens.js';
+import { FollowStore } from './follows.js';
+import { SocialVersionStore } from './social-versions.js';
+import { StarStore } from './stars.js';
 import { ProjectStore } from './projects.js';
 import { SecretStore } from './secrets.js';
 import { SessionStore } from './sessions.js';
@@ -68,6 +71,10 @@ export class Store {
   readonly navigation: NavigationStore;
   /** The events of one issue, merge request, milestone, commit or ref (the pages behind links). */
   readonly objectEvents: ObjectEventStore;
+  /** Stars, follows, and the per-user version their changes move (migration 024). */
+  readonly stars: StarStore;
+  readonly follows: FollowStore;
+  readonly socialVersions: SocialVersionStore;
   private counters: RequestCounters | undefined;
 
   constructor(readonly conn: Connection) {
@@ -106,6 +113,9 @@ export class Store {
     this.webhooks = new WebhookStore(db, conn.dialect);
     this.navigation = new NavigationStore(db, conn.dialect);
     this.objectEvents = new ObjectEventStore(db);
+    this.stars = new StarStore(db);
+    this.follows = new FollowStore(db, conn.dialect);
+    this.socialVersions = new SocialVersionStore(db);
   }
 
   /**

@@ -6,7 +6,14 @@
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { bulkLoad } from './bulk-load.js';
-import { BULK_TABLES, type BulkTable, type BulkColumns, BulkWriter, type IdTable } from './bulk.js';
+import {
+  BULK_TABLES,
+  type BulkTable,
+  type BulkColumns,
+  BulkWriter,
+  type IdTable,
+  PAIR_TABLES,
+} from './bulk.js';
 import type { Dialect } from './database.js';
 import { PARTITION_IDS, ensurePartitions } from './events/partitions.js';
 import type { Database, EventRow, PushPayloadRow } from './schema.js';
@@ -18,6 +25,8 @@ export interface ExistingKeys {
   projects: { id: number; full_path: string }[];
   members: { project_id: number; user_id: number }[];
   approvals: { merge_request_id: number; user_id: number }[];
+  stars: { user_id: number; project_id: number }[];
+  follows: { follower_id: number; followee_id: number }[];
   milestones: { id: number; project_id: number }[];
   issues: { id: number; project_id: number; iid: number }[];
   mergeRequests: { id: number; project_id: number; iid: number }[];
@@ -63,6 +72,8 @@ export class ImportTransaction {
         .selectFrom('merge_request_approvals')
         .select(['merge_request_id', 'user_id'])
         .execute(),
+      stars: await db.selectFrom('project_stars').select(['user_id', 'project_id']).execute(),
+      follows: await db.selectFrom('user_follows').select(['follower_id', 'followee_id']).execute(),
       milestones: await db.selectFrom('milestones').select(['id', 'project_id']).execute(),
       issues: await db.selectFrom('issues').select(['id', 'project_id', 'iid']).execute(),
       mergeRequests: await db
@@ -121,7 +132,7 @@ export class ImportTransaction {
 
 const ID_TABLES = BULK_TABLES.filter(
   (t): t is IdTable =>
-    t !== 'project_members' && t !== 'merge_request_approvals' && t !== 'push_event_payloads',
+    !(PAIR_TABLES as readonly string[]).includes(t) && t !== 'push_event_payloads',
 );
 
 export class TransferStore {
@@ -177,36 +188,42 @@ export class TransferStore {
 
   /** Project memberships in (project, user) order, a page at a time. */
   memberRows(pageSize = 2_000) {
-    return this.rowsByPair('project_members', 'project_id', pageSize);
+    return this.rowsByPair('project_members', 'project_id', 'user_id', pageSize);
   }
 
   /** Merge request approvals in (merge request, user) order, a page at a time. */
   approvalRows(pageSize = 2_000) {
-    return this.rowsByPair('merge_request_approvals', 'merge_request_id', pageSize);
+    return this.rowsByPair('merge_request_approvals', 'merge_request_id', 'user_id', pageSize);
   }
 
-  /** Rows keyed by (`first`, user_id), in that order, a page at a time. */
-  private async *rowsByPair<T extends 'project_members' | 'merge_request_approvals'>(
+  /** Stars in (user, project) order, a page at a time. */
+  starRows(pageSize = 2_000) {
+    return this.rowsByPair('project_stars', 'user_id', 'project_id', pageSize);
+  }
+
+  /** Follows in (follower, followee) order, a page at a time. */
+  followRows(pageSize = 2_000) {
+    return this.rowsByPair('user_follows', 'follower_id', 'followee_id', pageSize);
+  }
+
+  /** Rows keyed by (`first`, `second`), in that order, a page at a time. */
+  private async *rowsByPair<T extends (typeof PAIR_TABLES)[number]>(
     table: T,
-    first: 'project_id' | 'merge_request_id',
+    first: string,
+    second: string,
     pageSize: number,
   ): AsyncGenerator<Selectable<Database[T]>[]> {
-    type Key = { first: number; user: number };
+    type Key = { first: number; second: number };
     const db = this.db as unknown as Kysely<Record<string, Record<string, number>>>;
     let after: Key | null = null;
     for (;;) {
-      let query = db
-        .selectFrom(table)
-        .selectAll()
-        .orderBy(first)
-        .orderBy('user_id')
-        .limit(pageSize);
+      let query = db.selectFrom(table).selectAll().orderBy(first).orderBy(second).limit(pageSize);
       if (after !== null) {
         const a: Key = after;
         query = query.where((eb) =>
           eb.or([
             eb(first, '>', a.first),
-            eb.and([eb(first, '=', a.first), eb('user_id', '>', a.user)]),
+            eb.and([eb(first, '=', a.first), eb(second, '>', a.second)]),
           ]),
         );
       }
@@ -215,7 +232,7 @@ export class TransferStore {
       yield rows as unknown as Selectable<Database[T]>[];
       if (rows.length < pageSize) return;
       const last = rows[rows.length - 1]!;
-      after = { first: last[first]!, user: last.user_id! };
+      after = { first: last[first]!, second: last[second]! };
     }
   }
 

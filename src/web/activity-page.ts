@@ -30,7 +30,7 @@ export interface ActivityFeed {
   source: ActivitySource;
   viewer: Viewer | null;
   /** `eventCreated`'s arguments for this page. */
-  subscribe: { project?: string; user?: string };
+  subscribe: { project?: string; user?: string; scope?: 'STARRED' | 'FOLLOWED' };
   empty: string;
 }
 

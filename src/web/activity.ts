@@ -1,6 +1,7 @@
 /**
  * The activity pages (GitLab's as the model): `/dashboard/activity` (the signed-in user's
- * projects, REST's `scope=all`), `/:username` (a user's activity with the contribution calendar,
+ * projects, REST's `scope=all`) with its tabs `/dashboard/activity/starred` and
+ * `/dashboard/activity/followed` (dashboard-scopes.ts), `/:username` (a user's activity with the contribution calendar,
  * also as JSON at `/users/:username/calendar.json`), and a project's page at its full path
  * (`/acme/platform/api`, nested groups included) and `…/activity`: the `web_url`s the APIs emit.
  * Every listing goes through the activity service, so what a page shows is what the API lists
@@ -22,6 +23,7 @@ import { sendJson } from '../http/json.js';
 import type { Services } from '../services/container.js';
 import type { UserView } from '../services/views.js';
 import { activityParams } from './activity-params.js';
+import { DASHBOARD_SCOPES, type DashboardScope, dashboardTabs } from './dashboard-scopes.js';
 import { type ActivityFeed, type PageFrame, sendActivity } from './activity-page.js';
 import { calendarSection } from './calendar.js';
 import { type PageContext, pageContext, requireUser } from './guard.js';
@@ -30,6 +32,7 @@ import { LIVE_SCRIPT_PREFIX, liveScript } from './live-script.js';
 import { projectLinks } from './object-templates.js';
 import { projectSubpages } from './project-pages.js';
 import { signedIn } from './session.js';
+import { followControl, starControl } from './social.js';
 
 /** GitLab nests groups 20 deep: 20 groups, the project, `activity`. */
 const MAX_SEGMENTS = 22;
@@ -109,7 +112,9 @@ async function orNotFound<T>(lookup: Promise<T>): Promise<T | null> {
 /** The dashboard and the calendar: pages at known paths, in the page budget. */
 export function activityRoutes(pages: FastifyInstance, services: Services): void {
   const handlers = activityHandlers(services);
-  pages.get('/dashboard/activity', handlers.dashboard);
+  for (const scope of DASHBOARD_SCOPES) {
+    pages.get(scope.path, (request, reply) => handlers.dashboard(request, reply, scope));
+  }
   pages.get('/users/:username/calendar.json', handlers.calendar);
 }
 
@@ -154,7 +159,7 @@ function activityHandlers(services: Services) {
       .send(script.body);
   }
 
-  async function dashboard(request: FastifyRequest, reply: FastifyReply) {
+  async function dashboard(request: FastifyRequest, reply: FastifyReply, scope: DashboardScope) {
     const params = activityParams(request.query);
     // Rows for the page's script: a session that ended is a 401, never a sign-in redirect that
     // would remember the rows' URL as the page to come back to.
@@ -168,24 +173,21 @@ function activityHandlers(services: Services) {
     if ('error' in params) return badRequest(reply, params.error, ctx);
     const viewer = viewerOf(ctx.user);
     const feed: ActivityFeed = {
-      path: '/dashboard/activity',
-      source: { kind: 'viewer', scope: 'all' },
+      path: scope.path,
+      source: { kind: 'viewer', scope: scope.scope },
       viewer,
-      subscribe: {},
-      empty: 'No activity in your projects yet.',
+      subscribe: scope.subscribe,
+      empty: scope.empty,
     };
     const header = html`<header class="page-header">
       <h1>Activity</h1>
-      <p class="muted">Everything that happens in your projects.</p>
+      <p class="muted">${scope.lead}</p>
     </header>`;
-    const atom = { path: '/dashboard/projects.atom', title: 'Your projects’ activity' };
-    return sendActivity(
-      activity,
-      reply,
-      feed,
-      params,
-      await frameOf(services, request, ctx, 'Activity', header, atom),
-    );
+    const frame = await frameOf(services, request, ctx, 'Activity', header, scope.atom);
+    return sendActivity(activity, reply, feed, params, {
+      ...frame,
+      aside: dashboardTabs(scope, params.date?.key),
+    });
   }
 
   async function calendar(request: FastifyRequest, reply: FastifyReply) {
@@ -232,9 +234,11 @@ function activityHandlers(services: Services) {
         selected: params.date?.key,
       });
     }
+    const follows = readable ? await services.navigation.users.follows(user, viewer) : null;
     const header = html`<header class="page-header">
       <h1>${readable ? user.name : user.username}</h1>
       <p class="muted">@${user.username}</p>
+      ${follows ? followControl(user, follows, ctx) : ''}
     </header>`;
     const title = readable ? `${user.name} (@${user.username})` : `@${user.username}`;
     const atom = { path: `/${user.username}.atom`, title: `${user.username} activity` };
@@ -265,11 +269,13 @@ function activityHandlers(services: Services) {
       subscribe: { project: project.fullPath },
       empty: 'No activity in this project yet.',
     };
+    const actor = ctx && viewer ? { user: ctx.user, viewer } : null;
+    const stars = await services.content.reading(actor).stars.state(String(project.id));
     const header = html`<header class="page-header">
       <h1>${project.name}</h1>
       <p class="muted project-path">${projectDisplayName(project.fullPath)}</p>
       ${project.description ? html`<p class="muted">${project.description}</p>` : ''}
-      ${projectLinks(project)}
+      ${projectLinks(project)} ${starControl(project.fullPath, stars, ctx)}
     </header>`;
     const title = `${project.name} · ${project.fullPath}`;
     const atom = { path: `/${project.fullPath}.atom`, title: `${project.name} activity` };

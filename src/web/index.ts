@@ -19,6 +19,7 @@ import { hookPages } from './hooks.js';
 import { errorPage, sendHtml } from './html.js';
 import { limitPages } from './page-limit.js';
 import { signInRoutes } from './sign-in.js';
+import { socialRoutes } from './social.js';
 import { tokenRoutes } from './tokens.js';
 import { twoFactorRoutes } from './two-factor.js';
 
@@ -78,6 +79,7 @@ export function webPages(services: Services) {
       twoFactorRoutes(pages, services);
       activityRoutes(pages, services);
       hookPages(pages, services);
+      socialRoutes(pages, services);
     });
     // The activity pages own the paths of users and projects (`/alice`, `/acme/platform/api`), so
     // their routes catch every path of that shape; those under another part of the server

@@ -72,6 +72,33 @@ for (const dialect of DIALECTS) {
       assert.ok((await db().selectFrom('snippets').select('id').execute()).length > 0);
     });
 
+    it('has stars and follows, each star on a project its user can read', async () => {
+      const res = await fetch(`${server.url}/api/v4/users/2/starred_projects`, {
+        headers: { 'PRIVATE-TOKEN': rootToken },
+      });
+      // alice (id 2) starred four projects; root, an administrator, sees them all.
+      assert.equal(res.headers.get('x-total'), '4');
+      const stars = await db()
+        .selectFrom('project_stars as s')
+        .innerJoin('projects as p', 'p.id', 's.project_id')
+        .select(['s.user_id', 'p.id', 'p.visibility'])
+        .execute();
+      assert.ok(stars.length >= 10, `${stars.length} stars`);
+      for (const star of stars.filter((s) => s.visibility === 'private')) {
+        const member = await db()
+          .selectFrom('project_members')
+          .select('user_id')
+          .where('project_id', '=', star.id)
+          .where('user_id', '=', star.user_id)
+          .executeTakeFirst();
+        assert.ok(member, `user ${star.user_id} starred private project ${star.id} without access`);
+      }
+      const follows = await db().selectFrom('user_follows').selectAll().execute();
+      assert.ok(follows.length >= 8, `${follows.length} follows`);
+      const alice = follows.filter((f) => f.follower_id === 2).map((f) => f.followee_id);
+      assert.ok(alice.length >= 3, 'alice follows several users');
+    });
+
     it('has a confidential issue with notes that only members and admins see', async () => {
       const issue = await db().selectFrom('issues').selectAll().where('confidential', '=', 1).executeTakeFirstOrThrow();
       const notes = await db().selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', issue.id).execute();

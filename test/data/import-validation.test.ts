@@ -32,7 +32,7 @@ const application = (fields: Record<string, unknown>) =>
 const CASES: [string, string][] = [
   ['{"kind":"user"', 'not valid JSON'],
   ['[1,2]', 'a record must be a JSON object'],
-  ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, approval, snippet, note, event, personal_access_token, oauth_application'],
+  ['{"kind":"group","id":1}', '"kind" must be one of user, project, member, milestone, issue, merge_request, approval, snippet, note, event, personal_access_token, oauth_application, star, follow'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', colour: 'red' }), 'unknown field "colour" for kind user'],
   // A misspelt field is named, not only the field it was meant to be.
   [JSON.stringify({ kind: 'user', id: 3, usename: 'carol', name: 'C', email: 'c@example.com' }), 'unknown field "usename" for kind user, and "username" is missing'],
@@ -72,6 +72,11 @@ const CASES: [string, string][] = [
   [application({ secret_digest: 'xyz' }), '"secret_digest" must be 64 lowercase hex digits (SHA-256)'],
   [application({ redirect_uris: [] }), '"redirect_uris" must list at least one URI'],
   [application({ owner_id: 99 }), 'owner_id 99 is not a known user'],
+  [JSON.stringify({ kind: 'star', user_id: 1, project_id: 7 }), 'project_id 7 is not a known project'],
+  [JSON.stringify({ kind: 'star', user_id: 8, project_id: 1 }), 'user_id 8 is not a known user'],
+  [JSON.stringify({ kind: 'follow', follower_id: 1, followee_id: 1 }), 'follower_id and followee_id must differ (nobody follows themselves)'],
+  [JSON.stringify({ kind: 'follow', follower_id: 1, followee_id: 5 }), 'followee_id 5 is not a known user'],
+  [JSON.stringify({ kind: 'follow', follower_id: 1, following: 2 }), 'unknown field "following" for kind follow, and "followee_id" is missing'],
 ];
 
 for (const dialect of DIALECTS) {
@@ -112,6 +117,18 @@ for (const dialect of DIALECTS) {
         );
       }
       assert.deepEqual(await counts(), [0, 0, 0, 0, 0, 0]);
+    });
+
+    it('refuses a second identical star or follow, by line number', async () => {
+      const star = JSON.stringify({ kind: 'star', user_id: 2, project_id: 1 });
+      const follow = JSON.stringify({ kind: 'follow', follower_id: 2, followee_id: 1 });
+      await assert.rejects(importer.importText([...BASE, star, follow, star, follow].join('\n')), (error: ImportError) => {
+        assert.deepEqual(error.problems, [
+          { line: 11, message: 'user 2 already starred project 1' },
+          { line: 12, message: 'user 2 already follows user 1' },
+        ]);
+        return true;
+      });
     });
 
     it('reports several bad lines at once, by line number', async () => {

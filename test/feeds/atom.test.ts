@@ -211,6 +211,18 @@ for (const dialect of DIALECTS) {
       assert.equal(bob.parsed.entries.length, 0);
     });
 
+    it('a first feed token asked for by many requests at once is made once, and all get it', async () => {
+      // Pages signed in ask for the user's feed token on first render; parallel first renders
+      // used to race to insert it, and the loser's unique violation was a 500 on PostgreSQL.
+      for (const name of ['carol', 'dave', 'erin']) {
+        const user = await f.user(name);
+        const tokens = await Promise.all(Array.from({ length: 16 }, () => feedToken(user.id)));
+        assert.equal(new Set(tokens).size, 1, name);
+        assert.match(tokens[0]!, /^glft-/);
+        assert.equal((await fetchFeed(`/${name}.atom?feed_token=${tokens[0]}`)).status, 200);
+      }
+    });
+
     it('unknown, malformed or repeated feed tokens are 401, never the public feed', async () => {
       for (const query of [
         'feed_token=glft-' + 'A'.repeat(32),

@@ -66,6 +66,14 @@ for (const dialect of DIALECTS) {
       work_information: null,
       local_time: null,
     };
+    /** A readable profile's fields: GitLab's follow counts before `local_time` (none here). */
+    const { local_time: localTime, ...beforeLocalTime } = EMPTY_PROFILE;
+    const READABLE_PROFILE = {
+      ...beforeLocalTime,
+      followers: 0,
+      following: 0,
+      local_time: localTime,
+    };
 
     describe('users', () => {
       it('GET /users/:id: a public profile to anyone, with its creation time', async () => {
@@ -75,7 +83,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(r.body, {
           ...basic(w.users.bob, 'bob', 'Bob'),
           created_at: T0,
-          ...EMPTY_PROFILE,
+          ...READABLE_PROFILE,
         });
       });
 
@@ -93,7 +101,11 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(admin.body, {
           ...basic(w.users.carol, 'carol', 'Carol'),
           created_at: T0,
-          ...EMPTY_PROFILE,
+          ...beforeLocalTime,
+          followers: 0,
+          following: 0,
+          is_followed: false,
+          local_time: localTime,
           email: 'carol@example.com',
           two_factor_enabled: false,
           private_profile: true,

@@ -85,6 +85,25 @@ describe('webhook destinations with local requests refused', () => {
     });
   }
 
+  it('never asks DNS about a name under .invalid (RFC 6761): refused at once as unresolvable', async () => {
+    const before = dns.asked.length;
+    for (const url of [
+      'https://receiver.example.invalid/hook',
+      'http://INVALID./',
+      'http://a.invalid.',
+    ]) {
+      const checked = await checkDestination(url, false, dns.resolve);
+      assert.deepEqual(checked, {
+        ok: false,
+        error: 'URL is blocked: Host cannot be resolved or invalid',
+      });
+    }
+    assert.deepEqual(dns.asked.slice(before), []);
+    // A name that merely contains the word is asked as any other.
+    await checkDestination('http://invalid.example/', false, dns.resolve);
+    assert.deepEqual(dns.asked.slice(before), ['invalid.example']);
+  });
+
   it('resolves a name once and connects to that address only', async () => {
     const before = dns.asked.length;
     const checked = await checkDestination('https://public.example:8443/x', false, dns.resolve);

@@ -25,12 +25,13 @@ export class QueryResolver {
 
   @Query(() => EventConnectionType, {
     nullable: true,
-    description: "The viewer's events (REST /events); scope ALL as REST scope=all. Needs a token.",
+    description:
+      "The viewer's events (REST /events); scope ALL, STARRED or FOLLOWED as REST scope=all, scope=starred or scope=followed. Needs a token.",
   })
   async events(@Args(() => ViewerEventsArgs) args: ViewerEventsArgs, @Ctx() ctx: GraphQLContext) {
     if (!ctx.viewer) throw new UnauthenticatedError();
     ctx.authorize(ENDPOINT_SCOPES.user);
-    const scope = args.scope === 'all' ? 'all' : undefined;
+    const scope = args.scope === 'authored' ? undefined : (args.scope ?? undefined);
     return eventConnection(ctx, { kind: 'viewer', scope }, toEventFilter(args.filter), args);
   }
 

@@ -1,6 +1,6 @@
 /**
  * `Subscription.eventCreated`: the events committed from now on that the subscriber could list,
- * from a project, a user, or (neither) everything `events(scope: ALL)` lists for the viewer. The
+ * from a project, a user, or what `events(scope: …)` lists for the viewer (ALL when neither). The
  * source is resolved here, as `Query.project` / `Query.user` resolve it (NOT_FOUND when it is not
  * readable); the live service re-checks visibility for every event at delivery time.
  */
@@ -13,17 +13,20 @@ import type { GraphQLContext } from '../context.js';
 import { toEventFilter } from '../connection.js';
 import { idArgument } from '../ids.js';
 import { EventFilterInput } from '../types/connection.js';
+import { EventScope, type EventScopeValue } from '../types/enums.js';
 import { EventType } from '../types/event.js';
 
 interface EventCreatedArgs {
   project?: string | null;
   user?: string | null;
+  scope?: EventScopeValue | null;
   filter?: EventFilterInput | null;
 }
 
 async function liveSource(ctx: GraphQLContext, args: EventCreatedArgs): Promise<LiveSource> {
-  if (args.project != null && args.user != null) {
-    throw new ValidationError(['at most one of project or user may be given']);
+  const given = [args.project, args.user, args.scope].filter((arg) => arg != null).length;
+  if (given > 1) {
+    throw new ValidationError(['at most one of project, user or scope may be given']);
   }
   if (args.project != null) {
     ctx.authorize(ENDPOINT_SCOPES.project);
@@ -36,7 +39,15 @@ async function liveSource(ctx: GraphQLContext, args: EventCreatedArgs): Promise<
     return { kind: 'user', userId: user.id };
   }
   if (!ctx.viewer) throw new UnauthenticatedError();
-  return { kind: 'memberships' };
+  switch (args.scope) {
+    case 'authored':
+      return { kind: 'user', userId: ctx.viewer.userId };
+    case 'starred':
+    case 'followed':
+      return { kind: args.scope };
+    default:
+      return { kind: 'memberships' };
+  }
 }
 
 /**
@@ -62,7 +73,7 @@ function renewing(stream: LiveStream, ctx: GraphQLContext): AsyncIterableIterato
 export class SubscriptionResolver {
   @Subscription(() => EventType, {
     description:
-      'Events as they are committed, in id order, each only if the subscriber could list it then: of `project` (id, full path or global id), of `user` (id, username or global id), or with neither every event `events(scope: ALL)` lists for the viewer (needs a token). Over WebSocket (graphql-transport-ws) only.',
+      'Events as they are committed, in id order, each only if the subscriber could list it then: of `project` (id, full path or global id), of `user` (id, username or global id), or what `events(scope: …)` lists for the viewer (needs a token; ALL when none of the three is given; STARRED and FOLLOWED follow stars and follows taken or dropped while subscribed). Over WebSocket (graphql-transport-ws) only.',
     subscribe: async ({ args, context }) => {
       const ctx = context as GraphQLContext;
       const input = args as EventCreatedArgs;
@@ -79,6 +90,7 @@ export class SubscriptionResolver {
     @Root() event: EventView,
     @Arg('project', () => ID, { nullable: true }) _project: string | null,
     @Arg('user', () => ID, { nullable: true }) _user: string | null,
+    @Arg('scope', () => EventScope, { nullable: true }) _scope: EventScopeValue | null,
     @Arg('filter', () => EventFilterInput, { nullable: true }) _filter: EventFilterInput | null,
     @Ctx() ctx: GraphQLContext,
   ): EventType {

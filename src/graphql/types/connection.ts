@@ -88,6 +88,9 @@ export class EventConnectionArgs {
 
 @ArgsType()
 export class ViewerEventsArgs extends EventConnectionArgs {
-  @Field(() => EventScope, { nullable: true, description: 'AUTHORED (default) or ALL.' })
+  @Field(() => EventScope, {
+    nullable: true,
+    description: 'AUTHORED (default), ALL, STARRED or FOLLOWED.',
+  })
   scope?: EventScopeValue | null;
 }

@@ -43,12 +43,17 @@ registerEnumType(SortOrder, {
   description: 'Order by event id: DESC (newest first, the default) or ASC.',
 });
 
-export type EventScopeValue = 'authored' | 'all';
-export const EventScope: Record<string, EventScopeValue> = { AUTHORED: 'authored', ALL: 'all' };
+export type EventScopeValue = 'authored' | 'all' | 'starred' | 'followed';
+export const EventScope: Record<string, EventScopeValue> = {
+  AUTHORED: 'authored',
+  ALL: 'all',
+  STARRED: 'starred',
+  FOLLOWED: 'followed',
+};
 registerEnumType(EventScope, {
   name: 'EventScope',
   description:
-    "AUTHORED: the viewer's own events (REST /events). ALL: events by anyone in the viewer's projects (REST scope=all).",
+    "AUTHORED: the viewer's own events (REST /events). ALL: events by anyone in the viewer's projects (REST scope=all). STARRED: events in the projects the viewer starred (REST scope=starred). FOLLOWED: events by the users the viewer follows (REST scope=followed).",
 });
 
 export const PushActionEnum: Record<string, PushAction> = upper(PUSH_ACTIONS);

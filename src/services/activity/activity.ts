@@ -31,7 +31,11 @@ export type { Commit, EventView, PushView } from './event-views.js';
 export type { EventListing, KeysetWindow, OffsetListing } from './event-listing.js';
 export type { ActivityReader, EventTarget, ReaderSource } from './activity-reader.js';
 
-/** What to list: the viewer's own events, a user's, or a project's (by key, or as found). */
+/**
+ * What to list: the viewer's own events (scope `all`: their projects'; `starred`, `followed`: the
+ * starred projects', the followed users'; anything else is ignored, as GitLab does), a user's, or
+ * a project's (by key, or as found).
+ */
 export type ActivitySource =
   | { kind: 'viewer'; scope?: string | undefined }
   | { kind: 'user'; idOrUsername: string }
@@ -136,7 +140,10 @@ export class ActivityService {
     let tag: string | null = null;
     let snapshot;
     if (validators) {
-      ({ mark, snapshot } = await this.markOf(q, offset));
+      // A starred or followed listing's set is read again with its mark (listing-cache `socialSet`).
+      const social = q?.source.kind === 'starred' || q?.source.kind === 'followed';
+      const again = social ? () => this.query(request.source, filter, viewer) : undefined;
+      ({ mark, snapshot } = await this.markOf(q, offset, again));
       tag = versionTag(validators.vary, [mark.value]);
       if (ifNoneMatchMatches(validators.ifNoneMatch, tag) || tag === validators.kept) {
         return { notModified: true, tag };
@@ -152,11 +159,19 @@ export class ActivityService {
     return { notModified: false, tag, mark, page: result as Result<P> };
   }
 
-  /** The listing's mark, read again dated afresh (a kept answer's memberships are judged today). */
-  private async markOf(q: EventQuery | null, page?: OffsetPage) {
-    const read = () => this.listing(q).mark(page);
-    const { mark, snapshot } = await read();
-    return { mark: { value: mark, read: async () => (await read()).mark }, snapshot };
+  /**
+   * The listing's mark, read again dated afresh (a kept answer's memberships are judged today),
+   * and with `again`, of the query resolved again (a starred or followed listing's set).
+   */
+  private async markOf(
+    q: EventQuery | null,
+    page?: OffsetPage,
+    again?: () => Promise<EventQuery | null>,
+  ) {
+    const read = (query: EventQuery | null) => this.listing(query).mark(page);
+    const { mark, snapshot } = await read(q);
+    const reread = async () => (await read(again ? await again() : q)).mark;
+    return { mark: { value: mark, read: reread }, snapshot };
   }
 
   /**
@@ -240,8 +255,17 @@ export class ActivityService {
       return query({ kind: 'project', projectId, visibility, accessLevel });
     }
     if (!viewer) throw new Error('viewer source needs an authenticated viewer');
-    const kind = source.scope === 'all' ? 'memberships' : 'author';
-    return query({ kind, userId: viewer.userId });
+    const userId = viewer.userId;
+    // Starred and followed listings carry the set they were read with (store/events/social.ts).
+    if (source.scope === 'starred') {
+      const projects = await this.store.events.starredProjects(viewer, this.day());
+      return query({ kind: 'starred', userId, projects });
+    }
+    if (source.scope === 'followed') {
+      const followees = await this.store.events.followedUsers(viewer);
+      return query({ kind: 'followed', userId, followees });
+    }
+    return query({ kind: source.scope === 'all' ? 'memberships' : 'author', userId });
   }
 
   /** One event by id, looked up through its project's listing: no second copy of its rules. */

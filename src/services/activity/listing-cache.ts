@@ -4,6 +4,7 @@
  * (docs/listing-caches.md, "Bringing an entry forward"). A forwarded entry is a new object, so a
  * request answers from the entry it started with: every number of one answer describes one moment.
  */
+import { createHash } from 'node:crypto';
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
 import { type EventQuery, dayOf } from '../../store/events.js';
@@ -121,14 +122,16 @@ export class ListingCache {
     const day = q.viewer ? `:d${dayOf(q)}` : '';
     const epoch = page ? this.appendsLeaveAsItIs(q, page, snapshot) : null;
     if (epoch !== null) {
-      return { mark: `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc${day}`, snapshot };
+      const mark = `${snapshot.version}:${snapshot.deletions}:e${epoch}:asc${day}`;
+      return { mark: `${mark}${socialSet(q)}`, snapshot };
     }
-    const members = await this.memberIds(q);
+    const members = await this.spanned(q);
     // Read together, with no wait in between: the feed may start over at any wait.
     const floor = this.clock.floor;
     const last =
       snapshot.id < floor ? `h${snapshot.id}` : Math.min(this.lastChange(q, members), snapshot.id);
-    return { mark: `${snapshot.version}:${snapshot.deletions}:${floor}:${last}${day}`, snapshot };
+    const mark = `${snapshot.version}:${snapshot.deletions}:${floor}:${last}${day}`;
+    return { mark: `${mark}${socialSet(q)}`, snapshot };
   }
 
   /**
@@ -221,17 +224,20 @@ export class ListingCache {
 
   /** The entry brought from its mark to `head`, read in the context of the request that started it. */
   private async forward(q: EventQuery, old: Entry, head: number): Promise<Entry> {
-    const members = await this.memberIds(q);
+    const members = await this.spanned(q);
     const fed = old.upTo >= this.clock.floor;
     if (fed && this.lastChange(q, members) <= old.upTo) {
       this.metrics.listingRefresh('skipped');
       return { ...old, upTo: head };
     }
-    // scope=all: walk only the member projects the feed saw new events of this filter in.
+    // scope=all: walk only the member projects the feed saw new events of this filter in (a
+    // followed listing: only the followed users).
     const filter = feedFilter(q);
     const changed =
       members && fed
-        ? members.filter((id) => this.clock.lastMatching(`p${id}`, filter) > old.upTo)
+        ? members.ids.filter(
+            (id) => this.clock.lastMatching(`${members.owner}${id}`, filter) > old.upTo,
+          )
         : undefined;
     const rows = await this.store.events.since(
       { ...q, upTo: head },
@@ -319,21 +325,45 @@ export class ListingCache {
     return settled;
   }
 
-  /** Ids of the projects a cross-project listing spans (scope=all), or null. */
-  private async memberIds(q: EventQuery): Promise<number[] | null> {
-    if (q.source.kind !== 'memberships') return null;
-    const projects = await this.store.events.memberProjects(q.source.userId, dayOf(q));
-    return projects.map((p) => p.projectId);
+  /**
+   * What a cross-project listing spans in the change feed, or null: the member projects of
+   * scope=all, the starred projects, or the followed users (owner `a`).
+   */
+  private async spanned(q: EventQuery): Promise<Spanned | null> {
+    const { source } = q;
+    if (source.kind === 'starred')
+      return { owner: 'p', ids: source.projects.map((p) => p.projectId) };
+    if (source.kind === 'followed') return { owner: 'a', ids: [...source.followees] };
+    if (source.kind !== 'memberships') return null;
+    const projects = await this.store.events.memberProjects(source.userId, dayOf(q));
+    return { owner: 'p', ids: projects.map((p) => p.projectId) };
   }
 
   /** The newest event id the feed saw that this listing could show (by owner, action, target type). */
-  private lastChange(q: EventQuery, members: number[] | null): number {
+  private lastChange(q: EventQuery, spanned: Spanned | null): number {
     const { source } = q;
     const filter = feedFilter(q);
     if (source.kind === 'project') return this.clock.lastMatching(`p${source.projectId}`, filter);
     if (source.kind === 'author') return this.clock.lastMatching(`a${source.userId}`, filter);
-    return Math.max(0, ...(members ?? []).map((id) => this.clock.lastMatching(`p${id}`, filter)));
+    const { owner, ids } = spanned ?? { owner: 'p', ids: [] };
+    return Math.max(0, ...ids.map((id) => this.clock.lastMatching(`${owner}${id}`, filter)));
   }
+}
+
+/** The change feed's owners a cross-project listing spans: `p<project>` or `a<author>`. */
+interface Spanned {
+  owner: 'p' | 'a';
+  ids: number[];
+}
+
+/**
+ * A starred or followed listing's set, as part of its mark (empty for other listings): the set is
+ * read with every request, so a star or a follow changes the mark at once, in every process.
+ */
+function socialSet(q: EventQuery): string {
+  const { source } = q;
+  if (source.kind !== 'starred' && source.kind !== 'followed') return '';
+  return `:s${createHash('sha256').update(JSON.stringify(source)).digest('base64url').slice(0, 16)}`;
 }
 
 /** The part of a listing's filter the change feed keeps newest ids by. */

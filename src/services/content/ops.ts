@@ -3,6 +3,7 @@
  * them as `ops.issues.create(…)` inside `ContentService.write`, or `reading(actor).issues.get(…)`.
  */
 import type { AccessSubject, OpsContext } from './context.js';
+import { FollowOps } from './follows.js';
 import { IssueOps } from './issues.js';
 import { MemberOps } from './members.js';
 import { MergeRequestOps } from './merge-requests.js';
@@ -10,6 +11,7 @@ import { MilestoneOps } from './milestones.js';
 import { NoteOps } from './notes.js';
 import { ProjectOps } from './projects.js';
 import { PushOps } from './pushes.js';
+import { StarOps } from './stars.js';
 
 export class ContentOps {
   readonly projects: ProjectOps;
@@ -19,6 +21,8 @@ export class ContentOps {
   readonly milestones: MilestoneOps;
   readonly notes: NoteOps;
   readonly pushes: PushOps;
+  readonly stars: StarOps;
+  readonly follows: FollowOps;
 
   constructor(readonly context: OpsContext) {
     this.projects = new ProjectOps(context);
@@ -28,6 +32,8 @@ export class ContentOps {
     this.milestones = new MilestoneOps(context);
     this.notes = new NoteOps(context);
     this.pushes = new PushOps(context);
+    this.stars = new StarOps(context);
+    this.follows = new FollowOps(context);
   }
 
   /**

@@ -30,12 +30,15 @@ export interface NewProject {
 export interface ProjectDetail {
   project: ProjectView;
   accessLevel: number | null;
+  /** How many users starred it (the entity's `star_count`). */
+  starCount: number;
 }
 
 export class ProjectOps extends Ops {
   async get(idOrPath: string): Promise<ProjectDetail> {
     const { project, accessLevel } = await this.project(idOrPath);
-    return { project: projectView(project), accessLevel };
+    const stars = await this.store.stars.counts([project.id]);
+    return { project: projectView(project), accessLevel, starCount: stars.get(project.id) ?? 0 };
   }
 
   /**
@@ -117,7 +120,7 @@ export class ProjectOps extends Ops {
       targetType: null,
       targetId: null,
     });
-    return { project: projectView(row), accessLevel: ACCESS_LEVELS.owner };
+    return { project: projectView(row), accessLevel: ACCESS_LEVELS.owner, starCount: 0 };
   }
 
   private taken(): never {

@@ -147,8 +147,8 @@ export class LiveActivity {
    * source must already be resolved for the viewer (a face does that, answering NOT_FOUND).
    */
   async subscribe(request: LiveRequest): Promise<LiveStream> {
-    if (request.source.kind === 'memberships' && !request.viewer) {
-      throw new Error('a memberships stream needs a viewer');
+    if (!request.viewer && request.source.kind !== 'project' && request.source.kind !== 'user') {
+      throw new Error(`a ${request.source.kind} stream needs a viewer`);
     }
     const start = await this.store.events.newestId();
     // Rounds without streams skip the database, so the horizon may be old: nobody needs the
@@ -279,7 +279,7 @@ export class LiveActivity {
           ? { kind: 'project', idOrPath: String(source.projectId) }
           : source.kind === 'user'
             ? { kind: 'user', idOrUsername: String(source.userId) }
-            : { kind: 'viewer', scope: 'all' };
+            : { kind: 'viewer', scope: source.kind === 'memberships' ? 'all' : source.kind };
       return await this.activity.listingOf(of, filter, viewer);
     } catch (error) {
       if (error instanceof NotFoundError) return null;

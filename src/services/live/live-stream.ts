@@ -13,7 +13,14 @@ export type LiveSource =
   | { kind: 'project'; projectId: number }
   | { kind: 'user'; userId: number }
   /** What `events(scope: ALL)` lists for the viewer (needs a viewer). */
-  | { kind: 'memberships' };
+  | { kind: 'memberships' }
+  /**
+   * What `events(scope: STARRED)` or `events(scope: FOLLOWED)` lists for the viewer (needs a
+   * viewer): the stars and follows are read again each round, so taking or dropping one changes
+   * the stream from the next event on.
+   */
+  | { kind: 'starred' }
+  | { kind: 'followed' };
 
 export interface LiveRequest {
   viewer: Viewer | null;

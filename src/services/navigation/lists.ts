@@ -51,4 +51,14 @@ export interface ListedProject extends ProjectDetail {
 export interface UserLookup {
   user: UserView;
   profileReadable: boolean;
+  /** Follow counts, when the profile is readable (GitLab shows them only then). */
+  follows: FollowCounts | null;
+}
+
+/** How many follow the user and whom they follow; whether the (signed-in) viewer follows them. */
+export interface FollowCounts {
+  followers: number;
+  following: number;
+  /** Null for anonymous viewers. */
+  isFollowed: boolean | null;
 }

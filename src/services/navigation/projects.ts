@@ -12,7 +12,10 @@ import type { UserDirectory } from './users.js';
 const KEYSET_UNAVAILABLE = 'Keyset pagination is not yet available for this type of request';
 
 /** Which projects a listing covers, before the viewer's filters. */
-export type ProjectScope = Pick<ProjectQuery, 'namespace' | 'namespaceTree' | 'contributor'>;
+export type ProjectScope = Pick<
+  ProjectQuery,
+  'namespace' | 'namespaceTree' | 'contributor' | 'starredBy'
+>;
 
 export class ProjectDirectory {
   constructor(
@@ -35,6 +38,22 @@ export class ProjectDirectory {
   ) {
     const owner = await this.users.byIdOrUsername(idOrUsername);
     return this.list(p, viewer, slice, { namespace: owner.username }, me);
+  }
+
+  /**
+   * `GET /users/:id/starred_projects`: the projects the user starred that the viewer can read.
+   * Nothing for a profile the viewer may not read, as GitLab's StarredProjectsFinder answers.
+   */
+  async starredBy(
+    idOrUsername: string,
+    p: ProjectListParams,
+    viewer: Viewer | null,
+    slice: Slice,
+    me?: UserView,
+  ): Promise<Listed<ListedProject>> {
+    const owner = await this.users.byIdOrUsername(idOrUsername);
+    if (!canReadUserProfile(owner, viewer)) return { items: [], total: 0, nextId: null };
+    return this.list(p, viewer, slice, { starredBy: [owner.id] }, me);
   }
 
   /**
@@ -62,12 +81,12 @@ export class ProjectDirectory {
     me?: UserView,
   ): Promise<Listed<ListedProject>> {
     if (p.keyset && p.orderBy !== 'id') throw new NotAllowedError(KEYSET_UNAVAILABLE);
-    // Stars are not kept yet: nobody has starred anything.
-    if (p.starred) return { items: [], total: p.keyset ? null : 0, nextId: null };
     const signedIn = viewer !== null && me !== undefined;
     const query: ProjectQuery = {
       viewer,
       ...scope,
+      // GitLab's ProjectsFinder: `starred` narrows to the caller's stars; anonymous, it is ignored.
+      starredBy: [...(scope.starredBy ?? []), ...(signedIn && p.starred ? [me.id] : [])],
       membership: signedIn && p.membership === true,
       minAccessLevel: signedIn ? p.minAccessLevel : undefined,
       owned: signedIn && p.owned ? { userId: me.id, username: me.username } : undefined,
@@ -99,7 +118,7 @@ export class ProjectDirectory {
 
   /** Projects with the viewer's access level and their namespaces. */
   async details(rows: ProjectRow[], viewer: Viewer | null): Promise<ListedProject[]> {
-    const [levels, namespaces] = await Promise.all([
+    const [levels, namespaces, stars] = await Promise.all([
       viewer
         ? this.store.projects.accessLevels(
             viewer.userId,
@@ -107,10 +126,12 @@ export class ProjectDirectory {
           )
         : new Map<number, number>(),
       this.namespacesOf(rows.map((r) => r.namespace)),
+      this.store.stars.counts(rows.map((r) => r.id)),
     ]);
     return rows.map((row) => ({
       project: projectView(row),
       accessLevel: levels.get(row.id) ?? null,
+      starCount: stars.get(row.id) ?? 0,
       namespace: namespaces.get(row.namespace.toLowerCase()) ?? null,
     }));
   }

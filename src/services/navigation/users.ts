@@ -6,7 +6,7 @@ import { type Viewer, canReadUserProfile } from '../../domain/visibility.js';
 import type { UserRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import { type UserView, userView } from '../views.js';
-import type { Listed, Slice, UserLookup } from './lists.js';
+import type { FollowCounts, Listed, Slice, UserLookup } from './lists.js';
 
 export class UserDirectory {
   constructor(private readonly store: Store) {}
@@ -16,7 +16,21 @@ export class UserDirectory {
     const row = isRowId(id) ? await this.store.users.byId(id) : undefined;
     if (!row) throw new NotFoundError('User');
     const user = userView(row);
-    return { user, profileReadable: canReadUserProfile(user, viewer) };
+    const profileReadable = canReadUserProfile(user, viewer);
+    return {
+      user,
+      profileReadable,
+      follows: profileReadable ? await this.follows(user, viewer) : null,
+    };
+  }
+
+  /** The user's follow counts, and whether the viewer follows them. */
+  async follows(user: UserView, viewer: Viewer | null): Promise<FollowCounts> {
+    const [counts, isFollowed] = await Promise.all([
+      this.store.follows.counts(user.id),
+      viewer ? this.store.follows.isFollowing(viewer.userId, user.id) : null,
+    ]);
+    return { ...counts, isFollowed };
   }
 
   /** `GET /users`: blocked users only for administrators; anonymous callers name one username. */

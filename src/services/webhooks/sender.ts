@@ -42,6 +42,9 @@ export interface SendResult {
   address: string | null;
 }
 
+/** Names under the special-use `invalid.` domain (RFC 6761 §6.4). */
+const RESERVED_INVALID = /(^|\.)invalid\.?$/i;
+
 export type CheckedDestination =
   | { ok: true; url: URL; hostname: string; address: string; family: 4 | 6 }
   | { ok: false; error: string };
@@ -58,6 +61,10 @@ export async function checkDestination(
   let addresses: { address: string; family: number }[];
   if (literal) {
     addresses = [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }];
+  } else if (RESERVED_INVALID.test(hostname)) {
+    // RFC 6761 §6.4: such names never resolve, so none is asked of DNS (whose lookups wait for a
+    // free libuv thread behind password hashing on a busy server).
+    return { ok: false, error: `URL is blocked: ${REFUSAL_TEXT.invalid}` };
   } else {
     try {
       addresses = await resolve(hostname);

@@ -49,7 +49,23 @@ export async function tallyCount(ctx: EventContext, q: EventQuery) {
       untilNow.source.kind === 'author' ? single(ctx, untilNow, w) : await walk(ctx, untilNow, w);
     if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
   }
-  return sql<{ n: number | string }>`SELECT 0${sql.join(terms, sql``)} AS n`;
+  return sql<{ n: number | string }>`SELECT 0${sql.join(grouped(terms), sql``)} AS n`;
+}
+
+/** Terms per parenthesized group: SQLite refuses an expression more than 1,000 levels deep. */
+const TERMS_PER_GROUP = 100;
+
+/**
+ * The terms `+ (…) - (…)` of a sum, as groups `+ (0 + (…) - (…) …)` of at most TERMS_PER_GROUP,
+ * so a starred or followed listing's hundreds of sources stay within SQLite's expression depth.
+ */
+function grouped(terms: ReturnType<typeof sql>[]): ReturnType<typeof sql>[] {
+  if (terms.length <= TERMS_PER_GROUP) return terms;
+  const groups = [];
+  for (let i = 0; i < terms.length; i += TERMS_PER_GROUP) {
+    groups.push(sql` + (0${sql.join(terms.slice(i, i + TERMS_PER_GROUP), sql``)})`);
+  }
+  return groups;
 }
 
 /** The walk a count with time filters makes: up to `cap + 1` ids, unordered. */

@@ -34,6 +34,11 @@ export async function head(ctx: EventContext): Promise<ListingHead> {
 }
 
 /** The head, the epoch, the deletions, the listing version (and the row counter): one snapshot. */
+export async function settledHead(db: Kysely<Database>): Promise<ListingHead>;
+export async function settledHead(
+  db: Kysely<Database>,
+  rowCounter: true,
+): Promise<ListingHead & { rowVersion: number }>;
 export async function settledHead(db: Kysely<Database>, rowCounter = false) {
   const { rows } = await sql<Record<string, number | string | null>>`SELECT
     (SELECT max(id) FROM events) AS id,
@@ -46,7 +51,7 @@ export async function settledHead(db: Kysely<Database>, rowCounter = false) {
     }`.execute(db);
   const n = (column: string) => Number(rows[0]?.[column] ?? 0);
   const head = { id: n('id'), epoch: n('epoch'), deletions: n('deletions'), version: n('version') };
-  return { ...head, rowVersion: n('rowVersion') };
+  return rowCounter ? { ...head, rowVersion: n('rowVersion') } : head;
 }
 
 /** Every project's epoch (projects never changed have none: 0). */

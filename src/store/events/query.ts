@@ -4,6 +4,7 @@ import type { EventFilter } from '../../domain/filters.js';
 import { membershipDay } from '../../domain/membership-expiry.js';
 import type { Viewer } from '../../domain/visibility.js';
 import type { SharedRead } from '../per-turn.js';
+import type { StarredProject } from './social.js';
 import type { RowCache } from '../row-cache.js';
 import type { Database } from '../schema.js';
 import type { TurnReading } from '../turn-reading.js';
@@ -23,7 +24,11 @@ export type EventSource =
       authorId?: number;
     }
   /** Events, by anyone, in every project the user is a member of (REST `scope=all`). */
-  | { kind: 'memberships'; userId: number };
+  | { kind: 'memberships'; userId: number }
+  /** Events in the projects the user starred and may read (REST `scope=starred`; social.ts). */
+  | { kind: 'starred'; userId: number; projects: readonly StarredProject[] }
+  /** Events by the users the user follows, in projects they may read (REST `scope=followed`). */
+  | { kind: 'followed'; userId: number; followees: readonly number[] };
 
 export interface EventQuery {
   source: EventSource;

@@ -61,7 +61,13 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
       );
     }
     if (source.kind === 'author') query = query.where('e.author_id', '=', source.userId);
-    else {
+    else if (source.kind === 'starred' || source.kind === 'followed') {
+      // One joined walk over the set the listing was resolved with (social.ts).
+      const ids =
+        source.kind === 'starred' ? source.projects.map((p) => p.projectId) : source.followees;
+      const column = source.kind === 'starred' ? 'e.project_id' : 'e.author_id';
+      query = ids.length > 0 ? query.where(column, 'in', ids) : query.where(sql<boolean>`1 = 0`);
+    } else {
       query = query.where(({ exists, selectFrom }) =>
         exists(
           selectFrom('project_members as sm')

@@ -9,6 +9,7 @@ import type { Visibility } from '../../domain/vocabulary.js';
 import type { Database, EventRow } from '../schema.js';
 import { memberProjects } from './memberships.js';
 import { type EventContext, type EventQuery, type EventWindow, dayOf } from './query.js';
+import { socialParts } from './social.js';
 import { hidesMergeRequestNotes, visible } from './visibility.js';
 
 /** Bounds, direction and size; `unordered` (counting) lets the database stop without sorting. */
@@ -98,13 +99,16 @@ export async function judged(ctx: EventContext, q: EventQuery): Promise<EventQue
   return { ...q, clearOfPrivateGuest: !(await hidesMergeRequestNotes(ctx, q)) };
 }
 
-/** The per-project walks a `scope=all` listing merges; null: not one, or one joined walk. */
+/**
+ * The per-project walks a `scope=all` listing merges (per project or per followed user for a
+ * starred or followed one); null: not one, or one joined walk.
+ */
 export async function memberParts(
   ctx: EventContext,
   q: EventQuery,
   only?: readonly number[],
 ): Promise<EventQuery[] | null> {
-  if (q.source.kind !== 'memberships') return null;
+  if (q.source.kind !== 'memberships') return socialParts(q, only);
   let projects = await memberProjects(ctx, q.source.userId, dayOf(q));
   if (projects.length > MAX_MERGED_PROJECTS) return null;
   if (only) projects = projects.filter((p) => only.includes(p.projectId));

@@ -25,6 +25,7 @@ import * as neverReuseIds from './020_never_reuse_ids.js';
 import * as stateUniqueness from './021_state_uniqueness.js';
 import * as sealedHookTokens from './022_sealed_hook_tokens.js';
 import * as hookRetryGate from './023_hook_retry_gate.js';
+import * as starsFollows from './024_stars_follows.js';
 import * as bigintIds from './026_bigint_ids.js';
 import * as eventPartitions from './027_event_partitions.js';
 import type { MigrationContext } from './helpers.js';
@@ -57,6 +58,7 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '021_state_uniqueness', up: stateUniqueness.up },
   { name: '022_sealed_hook_tokens', up: sealedHookTokens.up },
   { name: '023_hook_retry_gate', up: hookRetryGate.up },
+  { name: '024_stars_follows', up: starsFollows.up },
   { name: '026_bigint_ids', up: bigintIds.up },
   { name: '027_event_partitions', up: eventPartitions.up },
 ];

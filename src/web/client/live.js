@@ -12,7 +12,7 @@ import { relativeTime } from './relative-time.js';
 const POLL_MS = 5000;
 const TICK_MS = 30_000;
 const SUBSCRIPTION =
-  'subscription PageEvents($project: ID, $user: ID) { eventCreated(project: $project, user: $user) { id } }';
+  'subscription PageEvents($project: ID, $user: ID, $scope: EventScope) { eventCreated(project: $project, user: $user, scope: $scope) { id } }';
 
 /** The rows of a fragment answer (`<ol class="events" data-more data-next>…</ol>`). */
 function parseRows(text) {

@@ -50,10 +50,12 @@ export type EventFilter = {
   targetType?: EventTargetType | null | undefined;
 };
 
-/** AUTHORED: the viewer's own events (REST /events). ALL: events by anyone in the viewer's projects (REST scope=all). */
+/** AUTHORED: the viewer's own events (REST /events). ALL: events by anyone in the viewer's projects (REST scope=all). STARRED: events in the projects the viewer starred (REST scope=starred). FOLLOWED: events by the users the viewer follows (REST scope=followed). */
 export type EventScope =
   | 'ALL'
-  | 'AUTHORED';
+  | 'AUTHORED'
+  | 'FOLLOWED'
+  | 'STARRED';
 
 /** The kind of object an event is about. Values are the REST `target_type` filter keys, upper-cased. */
 export type EventTargetType =
