@@ -18,7 +18,7 @@ const config: CodegenConfig = {
         // ESM with NodeNext resolution needs explicit `.js` suffixes.
         emitLegacyCommonJSImports: false,
         enumsAsTypes: true,
-        scalars: { Date: 'string', Time: 'string' },
+        scalars: { Date: 'string', Time: 'string', SafeInt: 'number' },
       },
     },
   },

@@ -1,7 +1,8 @@
 /**
  * Periodic work every server process runs: ending expired memberships (each ended by exactly one
- * process, see MemberStore.removeExpired), forgetting idempotency answers older than a day, and
- * pruning events older than `--retain-events` (services/retention.ts).
+ * process, see MemberStore.removeExpired), forgetting idempotency answers older than a day,
+ * pruning events older than `--retain-events` (services/retention.ts) and, on PostgreSQL,
+ * creating event partitions ahead of the ids (store/events/partitions.ts).
  * Timers are unref'd so they never keep a process alive. Stopping clears them and waits for the
  * jobs in flight, each of which stops at its next batch boundary, so the store is never closed
  * under a batch.
@@ -15,6 +16,12 @@ const IDEMPOTENCY_PRUNE_EVERY_MS = 60 * 60_000;
 const EVENT_PRUNE_EVERY_MS = 60 * 60_000;
 /** Between two batches of one run: other writers take their turn at the database. */
 const EVENT_PRUNE_PAUSE_MS = 50;
+/**
+ * PostgreSQL's event partitions hold a million ids each and two are kept ready beyond the current
+ * one: checked every minute, a server would have to write over 30,000 events a second to reach
+ * one not made yet.
+ */
+const EVENT_PARTITIONS_EVERY_MS = 60_000;
 
 export function startBackgroundJobs(
   services: Services,
@@ -79,6 +86,10 @@ export function startBackgroundJobs(
       if (run.events > 0) log.info({ job: 'event-prune', ...run }, 'pruned old events');
     });
   }
+  every(EVENT_PARTITIONS_EVERY_MS, 'event-partitions', async () => {
+    const created = await services.content.ensureEventPartitions();
+    if (created.length > 0) log.info({ partitions: created }, 'event partitions created');
+  });
   return async () => {
     stopped = true;
     for (const timer of timers) clearInterval(timer);

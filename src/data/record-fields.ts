@@ -25,7 +25,7 @@ import {
 import { isEmail, isUsername } from '../domain/account-names.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
 
-/** Ids must fit PostgreSQL's `integer` / `serial`. */
+/** Ids of the other tables must fit PostgreSQL's `integer` / `serial`. */
 export const MAX_ID = 2_147_483_647;
 export const TITLE_MAX = 255;
 export const TEXT_MAX = 1_000_000;
@@ -130,6 +130,16 @@ export const Id = Type.Integer({
   minimum: 1,
   maximum: MAX_ID,
   problem: `must be an integer from 1 to ${MAX_ID}`,
+});
+
+/**
+ * Ids of the tables that grow with activity (events, issues, merge requests, notes): 64-bit on
+ * PostgreSQL since migration 026, so up to what a JSON number holds exactly.
+ */
+export const BigId = Type.Integer({
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+  problem: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`,
 });
 
 /** A non-negative integer (counts). */

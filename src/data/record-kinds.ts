@@ -26,6 +26,7 @@ import {
   Defaulted,
   FileOnly,
   Flag,
+  BigId,
   Id,
   Maybe,
   Nullable,
@@ -195,7 +196,7 @@ const TRACKED = {
 const Issue = Type.Object(
   {
     kind: Type.Literal('issue'),
-    id: Id,
+    id: BigId,
     project_id: Id,
     iid: Id,
     title: Text(TITLE_MAX),
@@ -211,7 +212,7 @@ const Issue = Type.Object(
 const MergeRequest = Type.Object(
   {
     kind: Type.Literal('merge_request'),
-    id: Id,
+    id: BigId,
     project_id: Id,
     iid: Id,
     title: Text(TITLE_MAX),
@@ -231,7 +232,7 @@ const MergeRequest = Type.Object(
 const Approval = Type.Object(
   {
     kind: Type.Literal('approval'),
-    merge_request_id: Id,
+    merge_request_id: BigId,
     user_id: Id,
     created_at: CreatedAt,
   },
@@ -254,12 +255,12 @@ const Snippet = Type.Object(
 const Note = Type.Object(
   {
     kind: Type.Literal('note'),
-    id: Id,
+    id: BigId,
     project_id: Id,
     author_id: Id,
     body: Text(TEXT_MAX),
     noteable_type: OneOf(NOTEABLE_TYPES),
-    noteable_id: Id,
+    noteable_id: BigId,
     system: Flag(false),
     attachment: Maybe(Text(2048)),
     created_at: Time,
@@ -271,7 +272,7 @@ const Note = Type.Object(
 const Event = Type.Object(
   {
     kind: Type.Literal('event'),
-    id: Id,
+    id: BigId,
     project_id: Id,
     author_id: Id,
     // Stored as GitLab's numeric action code.
@@ -282,7 +283,7 @@ const Event = Type.Object(
       },
     }),
     target_type: Maybe(OneOf(TARGET_CLASSES)),
-    target_id: Maybe(Id),
+    target_id: Maybe(BigId),
     created_at: Time,
     /** Stored in push_event_payloads (push-rows.ts). */
     push: FileOnly(Maybe(Push)),

@@ -3,7 +3,7 @@
  * base64url text so clients treat them as opaque; decoding is strict (one canonical spelling), so
  * a tampered value is rejected instead of silently meaning something else.
  */
-import { isRowId } from '../domain/ids.js';
+import { isBigRowId, isRowId } from '../domain/ids.js';
 
 export const NODE_TYPES = [
   'User',
@@ -16,6 +16,9 @@ export const NODE_TYPES = [
   'Snippet',
 ] as const;
 export type NodeTypeName = (typeof NODE_TYPES)[number];
+
+/** Types whose ids are 64-bit (migration 026): valid up to 2^53 − 1; the others stay 32-bit. */
+const BIG_ID_TYPES: ReadonlySet<NodeTypeName> = new Set(['Event', 'Issue', 'MergeRequest', 'Note']);
 
 const TYPES = NODE_TYPES.join('|');
 const GID = new RegExp(`^gid://pulsegate/(${TYPES})/([1-9]\\d{0,15})$`);
@@ -43,8 +46,9 @@ export function fromGlobalId(value: string): { type: NodeTypeName; id: number } 
   const text = decode(value);
   const match = text === null ? GITLAB_GID.exec(value) : GID.exec(text);
   if (!match) return null;
+  const type = match[1] as NodeTypeName;
   const id = Number(match[2]);
-  return isRowId(id) ? { type: match[1] as NodeTypeName, id } : null;
+  return (BIG_ID_TYPES.has(type) ? isBigRowId(id) : isRowId(id)) ? { type, id } : null;
 }
 
 /** A keyset cursor: the event id the page continues from (ordering is by id in both sorts). */
@@ -57,7 +61,7 @@ export function decodeCursor(value: string): number | null {
   const match = text === null ? null : CURSOR.exec(text);
   if (!match) return null;
   const id = Number(match[1]);
-  return isRowId(id) ? id : null;
+  return isBigRowId(id) ? id : null;
 }
 
 /**

@@ -75,7 +75,8 @@ export function hookInputOf(body: unknown, urlRequired: boolean): HookInput {
 
 /** `:hook_id` and `:hook_event_id` are Integers in Grape: anything else is `… is invalid`. */
 function integerParam(name: string, value: string | undefined): number {
-  if (value === undefined || !/^\d{1,15}$/.test(value))
+  // Up to 2^53 − 1: delivery ids are 64-bit (migration 026); a larger one would be rounded.
+  if (value === undefined || !/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value)))
     throw new ValidationError([`${name} is invalid`]);
   return Number(value);
 }

@@ -63,8 +63,10 @@ export class RetentionService {
   }
 
   /**
-   * Batches until nothing older than the window is left, or `stop()` says so (checked between
-   * batches: a run stops after the batch in flight). `pause` runs between batches.
+   * Whole partitions older than the window first (PostgreSQL: each one short transaction, no
+   * row deleted one by one; nothing on SQLite), then batches until nothing older is left, or
+   * `stop()` says so (checked between batches: a run stops after the batch in flight). `pause`
+   * runs between batches.
    */
   async pruneAll(
     stop: () => boolean = () => false,
@@ -79,6 +81,15 @@ export class RetentionService {
       stopped: false,
     };
     try {
+      const cutoff = this.cutoff();
+      if (cutoff === null) return run;
+      const dropped = await this.store.events.dropExpiredPartitions(cutoff);
+      if (dropped.events > 0 || dropped.pushPayloads > 0) {
+        const removed = { events: dropped.events, pushPayloads: dropped.pushPayloads };
+        this.recorder.pruned({ ...removed, webhookDeliveries: 0 });
+        run.events += removed.events;
+        run.pushPayloads += removed.pushPayloads;
+      }
       while (!stop()) {
         const removed = await this.pruneBatch();
         if (removed === null) return run;

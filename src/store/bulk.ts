@@ -50,6 +50,8 @@ export class BulkWriter {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly columns: BulkColumns,
+    /** Called before events are written with the lowest and highest of their ids (partitions). */
+    private readonly beforeEvents?: (from: number, through: number) => Promise<void>,
   ) {}
 
   private rowsPerStatement(table: BulkTable): number {
@@ -79,6 +81,7 @@ export class BulkWriter {
       const size = this.rowsPerStatement(table);
       for (let start = 0; start < buffer.length; start += size) {
         const chunk = buffer.slice(start, start + size);
+        if (table === 'events' && this.beforeEvents) await this.eventIds(chunk);
         await this.db.executeQuery(
           CompiledQuery.raw(this.statement(table, chunk.length), chunk.flat()),
         );
@@ -86,6 +89,12 @@ export class BulkWriter {
       buffer.length = 0;
     }
     this.isFull = false;
+  }
+
+  private async eventIds(chunk: unknown[][]): Promise<void> {
+    const at = this.columns.events.indexOf('id');
+    const ids = chunk.map((row) => row[at]).filter((id): id is number => typeof id === 'number');
+    if (ids.length > 0) await this.beforeEvents!(Math.min(...ids), Math.max(...ids));
   }
 
   /** The insert text for `rows` rows of `table`, built by Kysely once per shape. */

@@ -188,6 +188,15 @@ function openSqlite(path: string): Connection {
   };
 }
 
+/** PostgreSQL's int8 as a JavaScript number; an error past Number.MAX_SAFE_INTEGER. */
+export function int8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) {
+    throw new RangeError(`int8 value ${value} is beyond Number.MAX_SAFE_INTEGER`);
+  }
+  return n;
+}
+
 const POOL_MAX = 10;
 /** Connections of the `prepared` pool: its reads are short, and each connection plans each once. */
 const PREPARED_POOL_MAX = 4;
@@ -195,8 +204,9 @@ const PREPARED_POOL_MAX = 4;
 async function openPostgres(parsed: ParsedUrl): Promise<Connection> {
   const types = {
     getTypeParser(oid: number, format?: string) {
-      // int8 (counts, epoch ms) as numbers: every value we store fits in 2^53.
-      if (oid === 20) return (value: string) => Number(value);
+      // int8 (ids since migration 026, counts, epoch ms) as numbers, so every view keeps plain
+      // numbers; one past 2^53 would be silently rounded to another id, so it is refused.
+      if (oid === 20) return int8;
       return pg.types.getTypeParser(oid, format as 'text');
     },
   };

@@ -11,6 +11,7 @@ import { type Explained, explain } from './events/explain.js';
 import * as heads from './events/head.js';
 import { memberProjects } from './events/memberships.js';
 import type { EventContext, EventQuery, EventWindow, Memberships } from './events/query.js';
+import { dropExpiredPartitions, ensurePartitions, partitions } from './events/partitions.js';
 import { idAt, list, since } from './events/walks.js';
 import { followedUsers, starredProjects } from './events/social.js';
 import type { Viewer } from '../domain/visibility.js';
@@ -61,7 +62,8 @@ export class EventStore {
     list(this.ctx, q, window, fromId);
   since = (q: EventQuery, afterId: number, limit: number, projects?: readonly number[]) =>
     since(this.ctx, q, afterId, limit, projects);
-  explain = (q: EventQuery, what: Explained) => explain(this.ctx, q, what);
+  explain = (q: EventQuery, what: Explained, analyze = false) =>
+    explain(this.ctx, q, what, analyze);
   append = (event: NewEvent, push?: Omit<PushPayloadRow, 'event_id'>) =>
     append(this.ctx, event, push);
   byIds = (ids: readonly number[]) => byIds(this.ctx, ids);
@@ -69,4 +71,10 @@ export class EventStore {
   pruneBefore = (cutoff: number, batchSize: number, options: PruneOptions) =>
     pruneBefore(this.ctx, cutoff, batchSize, options);
   prunePlan = (cutoff: number, options: PruneOptions) => prunePlan(this.ctx, cutoff, options);
+  /** PostgreSQL's event partitions (migration 027), lowest ids first; none on SQLite. */
+  partitions = () => partitions(this.ctx);
+  /** Creates the partitions the next ids need (and `ids`, for a bulk load); their names. */
+  ensurePartitions = (ids?: { from: number; through: number }) => ensurePartitions(this.ctx, ids);
+  /** Drops whole partitions whose newest event is older than `cutoff` (epoch ms). */
+  dropExpiredPartitions = (cutoff: number) => dropExpiredPartitions(this.ctx, cutoff);
 }

@@ -15,6 +15,7 @@ import {
   PAIR_TABLES,
 } from './bulk.js';
 import type { Dialect } from './database.js';
+import { PARTITION_IDS, ensurePartitions } from './events/partitions.js';
 import type { Database, EventRow, PushPayloadRow } from './schema.js';
 import type { Store } from './store.js';
 
@@ -42,9 +43,22 @@ export class ImportTransaction {
     private readonly dialect: Dialect,
   ) {}
 
+  /** Event partition ranges known to exist in this transaction (PostgreSQL). */
+  private readonly partitioned = new Set<number>();
+
   /** A bulk writer inside this transaction, inserting `columns` of each table. */
   writer(columns: BulkColumns): BulkWriter {
-    return new BulkWriter(this.db, columns);
+    if (this.dialect !== 'postgres') return new BulkWriter(this.db, columns);
+    // Imported events keep their ids: their partitions must exist before they are written.
+    return new BulkWriter(this.db, columns, async (from, through) => {
+      const first = Math.floor(from / PARTITION_IDS);
+      const last = Math.floor(through / PARTITION_IDS);
+      let known = true;
+      for (let i = first; i <= last && known; i++) known = this.partitioned.has(i);
+      if (known) return;
+      await ensurePartitions({ db: this.db, dialect: this.dialect }, { from, through });
+      for (let i = first; i <= last; i++) this.partitioned.add(i);
+    });
   }
 
   /** Ids and unique keys an import must not collide with (everything but events). */
@@ -111,6 +125,8 @@ export class ImportTransaction {
           coalesce(pg_sequence_last_value(pg_get_serial_sequence(${table}, 'id')::regclass), 0))
         + 1, false)`.execute(this.db);
     }
+    // The ids appends take next, after the imported ones, have their partitions now too.
+    await ensurePartitions({ db: this.db, dialect: this.dialect });
   }
 }
 

@@ -87,11 +87,15 @@ for (const dialect of DIALECTS) {
       plan.find((line) =>
         dialect === 'sqlite' ? /^SCAN (e|events)\b/.test(line) : /Seq Scan on events/.test(line),
       );
+    // A source PostgreSQL proves empty (a Guest's pushes: no partition of events can match,
+    // migration 027) reads nothing at all, which counts as its walk.
     const searches = (plan: string[]) =>
       plan.filter((line) =>
         dialect === 'sqlite'
           ? /SEARCH (e|events) USING (COVERING )?INDEX events_/.test(line)
-          : /Index (Only )?Scan( Backward)? using events_|Bitmap Index Scan on events_/.test(line),
+          : /Index (Only )?Scan( Backward)? using events_|Bitmap Index Scan on events_|One-Time Filter: false/.test(
+              line,
+            ),
       ).length;
 
     it('every page, window and count searches an events index, once per source', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Fixtures } from '../helpers/fixtures.js';
 import { DIALECTS, type TestServer, startServer } from '../helpers/server.js';
-import { encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
+import { type NodeTypeName, encodeCursor, toGlobalId } from '../../src/graphql/ids.js';
 import { ENGINES, codes, raw } from './client.js';
 
 interface Seeded {
@@ -211,22 +211,42 @@ for (const dialect of DIALECTS) {
         );
       });
 
-      it('answers ids and cursors beyond the 32-bit id range as not found or bad input', async () => {
-        // PostgreSQL's id columns are 32-bit: such a number used to reach it and fail (a 500).
+      it('answers ids and cursors beyond their id range as not found or bad input', async () => {
+        // Users and projects keep 32-bit ids; events, issues, merge requests and notes are 64-bit
+        // (migration 026) up to 2^53 − 1, past which a JSON number is no longer exact.
         const big = 2 ** 31;
-        for (const type of ['User', 'Project', 'Event', 'Issue', 'Note'] as const) {
-          for (const id of [toGlobalId(type, big), `gid://gitlab/${type}/${big}`]) {
-            const res = await node(id, s.alice);
+        const huge = 2 ** 53;
+        const cases: Array<[NodeTypeName, number]> = [
+          ['User', big],
+          ['Project', big],
+          ['Event', huge],
+          ['Issue', huge],
+          ['MergeRequest', huge],
+          ['Note', huge],
+        ];
+        for (const [type, id] of cases) {
+          for (const value of [toGlobalId(type, id), `gid://gitlab/${type}/${id}`]) {
+            const res = await node(value, s.alice);
             assert.deepEqual(
               codes(res.body),
               ['BAD_USER_INPUT'],
-              `${id}: ${JSON.stringify(res.body)}`,
+              `${value}: ${JSON.stringify(res.body)}`,
             );
           }
         }
-        // The largest id is a valid one that names nothing.
-        const last = await node(toGlobalId('Issue', 2 ** 31 - 1), s.alice);
-        assert.deepEqual(last.body, { data: { node: null } });
+        // The largest ids are valid ones that name nothing.
+        for (const [type, id] of [
+          ['Issue', 2 ** 31 - 1],
+          ['User', 2 ** 31 - 1],
+          ['Event', big],
+          ['Issue', big],
+          ['Note', big],
+          ['MergeRequest', Number.MAX_SAFE_INTEGER],
+          ['Event', Number.MAX_SAFE_INTEGER],
+        ] as Array<[NodeTypeName, number]>) {
+          const res = await node(toGlobalId(type, id), s.alice);
+          assert.deepEqual(res.body, { data: { node: null } }, `${type} ${id}`);
+        }
         const lookups = await raw<{ user: null; project: null }>(
           server.url,
           `{ user(id: "${big}") { id } project(idOrPath: "${big}") { id } }`,
@@ -249,28 +269,30 @@ for (const dialect of DIALECTS) {
             { token: s.alice },
           );
         for (const args of [
-          `first: 1, after: "${encodeCursor(big)}"`,
-          `last: 1, before: "${encodeCursor(big)}"`,
+          `first: 1, after: "${encodeCursor(huge)}"`,
+          `last: 1, before: "${encodeCursor(huge)}"`,
         ]) {
           assert.deepEqual(codes((await events(args)).body), ['BAD_USER_INPUT'], args);
         }
-        // The largest cursor is a valid one. Newest first, every event lies after it and none
-        // before it.
-        const afterLast = await events(`first: 1, after: "${encodeCursor(2 ** 31 - 1)}"`);
-        assert.equal(afterLast.body.errors, undefined);
-        assert.equal(afterLast.body.data!.project.events.nodes.length, 1);
-        assert.deepEqual(afterLast.body.data!.project.events.pageInfo, {
-          hasNextPage: true,
-          hasPreviousPage: false,
-        });
-        const beforeLast = await events(`first: 1, before: "${encodeCursor(2 ** 31 - 1)}"`);
-        assert.deepEqual(beforeLast.body, {
-          data: {
-            project: {
-              events: { nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } },
+        // The largest cursors are valid ones. Newest first, every event lies after them and none
+        // before them.
+        for (const last of [2 ** 31 - 1, big, Number.MAX_SAFE_INTEGER]) {
+          const afterLast = await events(`first: 1, after: "${encodeCursor(last)}"`);
+          assert.equal(afterLast.body.errors, undefined);
+          assert.equal(afterLast.body.data!.project.events.nodes.length, 1);
+          assert.deepEqual(afterLast.body.data!.project.events.pageInfo, {
+            hasNextPage: true,
+            hasPreviousPage: false,
+          });
+          const beforeLast = await events(`first: 1, before: "${encodeCursor(last)}"`);
+          assert.deepEqual(beforeLast.body, {
+            data: {
+              project: {
+                events: { nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } },
+              },
             },
-          },
-        });
+          });
+        }
       });
     });
   }

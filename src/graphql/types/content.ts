@@ -1,7 +1,7 @@
 /** Objects an event can be about (its target) besides users and projects. */
 import { Field, Int, ObjectType } from 'type-graphql';
 import { NodeInterface } from './node.js';
-import { TimeScalar } from './scalars.js';
+import { SafeIntScalar, TimeScalar } from './scalars.js';
 import { UserType } from './user.js';
 
 /**
@@ -14,7 +14,7 @@ const PROJECT_ID = 'The numeric id of the project; null for personal snippets on
 export class IssueType {
   __typename!: 'Issue';
   id!: string;
-  @Field(() => Int) databaseId!: number;
+  @Field(() => SafeIntScalar) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (#iid).' }) iid!: number;
   @Field(() => String) title!: string;
   @Field(() => String, { description: 'Markdown, as written ("" when none).' })
@@ -35,7 +35,7 @@ export class IssueType {
 export class MergeRequestType {
   __typename!: 'MergeRequest';
   id!: string;
-  @Field(() => Int) databaseId!: number;
+  @Field(() => SafeIntScalar) databaseId!: number;
   @Field(() => Int, { description: 'Number within the project (!iid).' }) iid!: number;
   @Field(() => String) title!: string;
   @Field(() => String, { description: 'Markdown, as written ("" when none).' })
@@ -60,7 +60,7 @@ export class MergeRequestType {
 export class MilestoneType {
   __typename!: 'Milestone';
   id!: string;
-  @Field(() => Int) databaseId!: number;
+  @Field(() => SafeIntScalar) databaseId!: number;
   @Field(() => Int) iid!: number;
   @Field(() => String) title!: string;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })
@@ -72,7 +72,7 @@ export class MilestoneType {
 export class SnippetType {
   __typename!: 'Snippet';
   id!: string;
-  @Field(() => Int) databaseId!: number;
+  @Field(() => SafeIntScalar) databaseId!: number;
   @Field(() => String) title!: string;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })
   projectId!: number | null;
@@ -88,13 +88,13 @@ export class SnippetType {
 export class NoteType {
   __typename!: 'Note';
   id!: string;
-  @Field(() => Int) databaseId!: number;
+  @Field(() => SafeIntScalar) databaseId!: number;
   @Field(() => String) body!: string;
   @Field(() => Boolean) system!: boolean;
   @Field(() => String, { nullable: true }) attachment!: string | null;
   @Field(() => String, { description: '`Issue`, `MergeRequest`, `Snippet` or `Commit`.' })
   noteableType!: string;
-  @Field(() => Int) noteableId!: number;
+  @Field(() => SafeIntScalar) noteableId!: number;
   @Field(() => Int, { nullable: true, description: 'iid of the issue or merge request.' })
   noteableIid!: number | null;
   @Field(() => Int, { nullable: true, description: PROJECT_ID })

@@ -6,7 +6,7 @@ import { EventAction, EventTargetType } from './enums.js';
 import { NodeInterface } from './node.js';
 import { ProjectType } from './project.js';
 import { PushDataType } from './push.js';
-import { TimeScalar } from './scalars.js';
+import { SafeIntScalar, TimeScalar } from './scalars.js';
 import { UserType } from './user.js';
 
 const byTypename = (value: { __typename: string }) => value.__typename;
@@ -40,7 +40,7 @@ export class EventType {
 
   id!: string;
 
-  @Field(() => Int, { description: 'The numeric id REST uses (`id`).' })
+  @Field(() => SafeIntScalar, { description: 'The numeric id REST uses (`id`).' })
   databaseId!: number;
 
   @Field(() => EventAction)
@@ -61,7 +61,7 @@ export class EventType {
   @Field(() => EventTargetType, { nullable: true, description: 'As REST `target_type`.' })
   targetType!: TargetClass | null;
 
-  @Field(() => Int, { nullable: true, description: 'As REST `target_id`.' })
+  @Field(() => SafeIntScalar, { nullable: true, description: 'As REST `target_id`.' })
   targetId!: number | null;
 
   @Field(() => Int, { nullable: true, description: 'As REST `target_iid`.' })

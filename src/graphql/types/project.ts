@@ -1,8 +1,8 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 import type { Visibility } from '../../domain/vocabulary.js';
 import { VisibilityEnum } from './enums.js';
 import { NodeInterface } from './node.js';
-import { TimeScalar } from './scalars.js';
+import { SafeIntScalar, TimeScalar } from './scalars.js';
 
 @ObjectType('Project', { implements: NodeInterface, simpleResolvers: true })
 export class ProjectType {
@@ -10,7 +10,7 @@ export class ProjectType {
 
   id!: string;
 
-  @Field(() => Int, { description: 'The numeric id REST uses.' })
+  @Field(() => SafeIntScalar, { description: 'The numeric id REST uses.' })
   databaseId!: number;
 
   @Field(() => String)

@@ -48,3 +48,30 @@ export const DateScalar = new GraphQLScalarType<number, string>({
     return day(ast.value);
   },
 });
+
+function safeInt(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw new GraphQLError(
+      `SafeInt must be an integer from -(2^53 - 1) to 2^53 - 1: ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The numeric ids of tables that grow with activity (events, issues, merge requests, notes): 64-bit
+ * on PostgreSQL (migration 026), past GraphQL's 32-bit `Int`. A JSON number as `Int` is, so
+ * clients read the same values; exact up to 2^53 − 1, which no stored id passes (the store refuses
+ * to read one).
+ */
+export const SafeIntScalar = new GraphQLScalarType<number, number>({
+  name: 'SafeInt',
+  description:
+    'An integer from -(2^53 - 1) to 2^53 - 1, written as a JSON number: the numeric ids of events, issues, merge requests and notes, which may pass 2^31.',
+  serialize: safeInt,
+  parseValue: safeInt,
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.INT) throw new GraphQLError('SafeInt must be an integer');
+    return safeInt(Number(ast.value));
+  },
+});

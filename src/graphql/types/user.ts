@@ -1,5 +1,6 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 import { NodeInterface } from './node.js';
+import { SafeIntScalar } from './scalars.js';
 
 @ObjectType('User', {
   implements: NodeInterface,
@@ -11,7 +12,7 @@ export class UserType {
 
   id!: string;
 
-  @Field(() => Int, { description: 'The numeric id REST uses.' })
+  @Field(() => SafeIntScalar, { description: 'The numeric id REST uses.' })
   databaseId!: number;
 
   @Field(() => String)

@@ -201,4 +201,9 @@ export class ContentService {
   pruneIdempotencyKeys(): Promise<number> {
     return this.store.idempotency.prune(this.clock.now() - IDEMPOTENCY_RETENTION_MS);
   }
+
+  /** PostgreSQL: creates the event partitions the next ids need; the names of those created. */
+  ensureEventPartitions(): Promise<string[]> {
+    return this.store.events.ensurePartitions();
+  }
 }

@@ -20,7 +20,7 @@ import { type Actor, Ops } from '../content/context.js';
 import { enqueueDeliveries, eventBody } from './outbox.js';
 import { type DeliveryView, type HookView, deliveryView, hookView, testTrigger } from './views.js';
 import { type WorkerOptions, WebhookWorker } from './worker.js';
-import { isRowId } from '../../domain/ids.js';
+import { isBigRowId, isRowId } from '../../domain/ids.js';
 
 /** A hook as created or changed: only what was given is set. */
 export interface HookInput {
@@ -347,7 +347,7 @@ export class WebhookService {
     deliveryId: number,
   ): Promise<DeliveryView> {
     const hook = await this.projectHook(actor, idOrPath, hookId);
-    const original = isRowId(deliveryId)
+    const original = isBigRowId(deliveryId)
       ? await this.store.webhooks.delivery(hook.id, deliveryId)
       : undefined;
     if (!original) throw new NotFoundError('Event');

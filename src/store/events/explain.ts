@@ -15,10 +15,15 @@ export type Explained =
   | { kind: 'tallies' }
   | { kind: 'list'; window: EventWindow; fromId?: number | null };
 
+/**
+ * `analyze` runs the statement (PostgreSQL: EXPLAIN ANALYZE without timings), so the plan also
+ * says which steps never ran: the partitions a page did not need.
+ */
 export async function explain(
   ctx: EventContext,
   q: EventQuery,
   what: Explained,
+  analyze = false,
 ): Promise<string[]> {
   const query =
     what.kind === 'tallies'
@@ -36,7 +41,7 @@ export async function explain(
     try {
       const plan = await conn.executeQuery<Record<'detail' | 'QUERY PLAN', string>>({
         ...compiled,
-        sql: `${sqlite ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN'} ${compiled.sql}`,
+        sql: `${sqlite ? 'EXPLAIN QUERY PLAN' : analyze ? 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)' : 'EXPLAIN'} ${compiled.sql}`,
       });
       return plan.rows.map((r) => (sqlite ? r.detail : r['QUERY PLAN']));
     } finally {

@@ -3,7 +3,7 @@
  * events are hidden from the viewer) merges per-project walks (docs/listing-caches.md, "No full scans").
  */
 import type { SelectQueryBuilder } from 'kysely';
-import { MAX_ID } from '../../domain/ids.js';
+import { MAX_BIG_ID } from '../../domain/ids.js';
 import { canReadProject } from '../../domain/visibility.js';
 import type { Visibility } from '../../domain/vocabulary.js';
 import type { Database, EventRow } from '../schema.js';
@@ -32,18 +32,18 @@ const ONE_WALK_KEPT_MS = 10_000;
 const ONE_WALK_ENTRIES = 10_000;
 
 /**
- * A bound as a condition on ids in the stored range (domain/ids.ts): PostgreSQL refuses a client's
- * larger number for an integer column, and beyond the range a bound means what it does at its end.
+ * A bound as a condition on ids in the stored range (domain/ids.ts, 64-bit since migration 026):
+ * beyond the range a bound means what it does at its end.
  */
 function bounds(query: WalkQuery, w: Walk): WalkQuery {
   const { lower, upper } = w;
   if (lower) {
-    if (lower.id > MAX_ID) query = query.where('e.id', '>', MAX_ID);
+    if (lower.id > MAX_BIG_ID) query = query.where('e.id', '>', MAX_BIG_ID);
     else if (lower.id < 0) query = query.where('e.id', '>=', 0);
     else query = query.where('e.id', lower.inclusive ? '>=' : '>', lower.id);
   }
   if (upper) {
-    if (upper.id > MAX_ID) query = query.where('e.id', '<=', MAX_ID);
+    if (upper.id > MAX_BIG_ID) query = query.where('e.id', '<=', MAX_BIG_ID);
     else if (upper.id < 0) query = query.where('e.id', '<', 0);
     else query = query.where('e.id', upper.inclusive ? '<=' : '<', upper.id);
   }

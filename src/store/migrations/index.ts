@@ -27,6 +27,8 @@ import * as sealedHookTokens from './022_sealed_hook_tokens.js';
 import * as hookRetryGate from './023_hook_retry_gate.js';
 import * as starsFollows from './024_stars_follows.js';
 import * as userCalendarSettings from './025_user_calendar_settings.js';
+import * as bigintIds from './026_bigint_ids.js';
+import * as eventPartitions from './027_event_partitions.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -59,4 +61,6 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '023_hook_retry_gate', up: hookRetryGate.up },
   { name: '024_stars_follows', up: starsFollows.up },
   { name: '025_user_calendar_settings', up: userCalendarSettings.up },
+  { name: '026_bigint_ids', up: bigintIds.up },
+  { name: '027_event_partitions', up: eventPartitions.up },
 ];
