@@ -51,9 +51,9 @@ export class ProjectDirectory {
     slice: Slice,
     me?: UserView,
   ): Promise<Listed<ListedProject>> {
-    const owner = await this.users.byIdOrUsername(idOrUsername);
-    if (!canReadUserProfile(owner, viewer)) return { items: [], total: 0, nextId: null };
-    return this.list(p, viewer, slice, { starredBy: [owner.id] }, me);
+    return this.ofProfile(idOrUsername, viewer, (owner) =>
+      this.list(p, viewer, slice, { starredBy: [owner.id] }, me),
+    );
   }
 
   /**
@@ -67,9 +67,19 @@ export class ProjectDirectory {
     slice: Slice,
     me?: UserView,
   ): Promise<Listed<ListedProject>> {
+    return this.ofProfile(idOrUsername, viewer, (owner) =>
+      this.list(p, viewer, slice, { contributor: owner.id }, me),
+    );
+  }
+
+  /** A listing of a user's own (`list`), or nothing for a profile the viewer may not read. */
+  private async ofProfile(
+    idOrUsername: string,
+    viewer: Viewer | null,
+    list: (owner: UserView) => Promise<Listed<ListedProject>>,
+  ): Promise<Listed<ListedProject>> {
     const owner = await this.users.byIdOrUsername(idOrUsername);
-    if (!canReadUserProfile(owner, viewer)) return { items: [], total: 0, nextId: null };
-    return this.list(p, viewer, slice, { contributor: owner.id }, me);
+    return canReadUserProfile(owner, viewer) ? list(owner) : { items: [], total: 0, nextId: null };
   }
 
   /** One page of the projects in `scope` the viewer can read, filtered as asked. */
