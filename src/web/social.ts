@@ -29,15 +29,27 @@ export function starControl(
 ): Html {
   const count = html`<span class="social-count">${plural(state.starCount, 'star', 'stars')}</span>`;
   if (!ctx || state.starred === null) return html`<div class="social">${count}</div>`;
-  const verb = state.starred ? 'unstar' : 'star';
-  return html`<form class="social" method="post" action="${STAR_PATH}">
+  return toggleForm(ctx, STAR_PATH, ['project', projectPath], state.starred, {
+    verb: state.starred ? 'unstar' : 'star',
+    label: state.starred ? '★ Unstar' : '☆ Star',
+    after: count,
+  });
+}
+
+/** A POST form that turns a star or a follow on or off, with the counts after its button. */
+function toggleForm(
+  ctx: PageContext,
+  action: string,
+  [name, value]: [string, string],
+  pressed: boolean,
+  shown: { verb: string; label: string; after: Html },
+): Html {
+  return html`<form class="social" method="post" action="${action}">
     ${csrfField(ctx.csrf)}
-    <input type="hidden" name="project" value="${projectPath}" />
-    <input type="hidden" name="action" value="${verb}" />
-    <button type="submit" aria-pressed="${state.starred ? 'true' : 'false'}">
-      ${state.starred ? '★ Unstar' : '☆ Star'}
-    </button>
-    ${count}
+    <input type="hidden" name="${name}" value="${value}" />
+    <input type="hidden" name="action" value="${shown.verb}" />
+    <button type="submit" aria-pressed="${pressed ? 'true' : 'false'}">${shown.label}</button>
+    ${shown.after}
   </form>`;
 }
 
@@ -50,16 +62,11 @@ export function followControl(user: UserView, counts: FollowCounts, ctx: PageCon
   if (!ctx || ctx.user.id === user.id || counts.isFollowed === null) {
     return html`<div class="social">${numbers}</div>`;
   }
-  const verb = counts.isFollowed ? 'unfollow' : 'follow';
-  return html`<form class="social" method="post" action="${FOLLOW_PATH}">
-    ${csrfField(ctx.csrf)}
-    <input type="hidden" name="user_id" value="${String(user.id)}" />
-    <input type="hidden" name="action" value="${verb}" />
-    <button type="submit" aria-pressed="${counts.isFollowed ? 'true' : 'false'}">
-      ${counts.isFollowed ? 'Unfollow' : 'Follow'}
-    </button>
-    ${numbers}
-  </form>`;
+  return toggleForm(ctx, FOLLOW_PATH, ['user_id', String(user.id)], counts.isFollowed, {
+    verb: counts.isFollowed ? 'unfollow' : 'follow',
+    label: counts.isFollowed ? 'Unfollow' : 'Follow',
+    after: numbers,
+  });
 }
 
 export function socialRoutes(pages: FastifyInstance, services: Services): void {
