@@ -39,7 +39,7 @@ export class EventStore {
     prepared: Kysely<Database> = db,
   ) {
     const members = new RowCache<number, Memberships>(membershipsVersion);
-    this.ctx = { db, prepared, dialect, members, oneWalk: new Map(), turnReading };
+    this.ctx = { db, prepared, dialect, members, walkChoices: new Map(), turnReading };
   }
 
   head = () => heads.head(this.ctx);

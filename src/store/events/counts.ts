@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { EventContext, EventQuery } from './query.js';
+import { withActiveSources } from './social.js';
 import { hidesMergeRequestNotes, mayHide, visible } from './visibility.js';
 import { type Walk, judged, memberParts, single, walk } from './walks.js';
 
@@ -27,8 +28,12 @@ export async function tallyCount(ctx: EventContext, q: EventQuery) {
   // Only for a viewer from whom no note can be hidden (`count`).
   const untilNow = { ...q, upTo: undefined, clearOfPrivateGuest: true };
   const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
-  // scope=all: each member project on its own, as its walks (with its own confidentiality).
-  const parts = (await memberParts(ctx, untilNow)) ?? [untilNow];
+  // scope=all and starred: each project on its own, as its walks (with its own confidentiality);
+  // followed: one sum over its users' tallies, which per-user terms would only repeat.
+  const { kind } = untilNow.source;
+  const social = kind === 'starred' || kind === 'followed';
+  const active = social ? await withActiveSources(ctx, untilNow) : untilNow;
+  const parts = kind === 'followed' ? [active] : ((await memberParts(ctx, untilNow)) ?? [untilNow]);
   const terms = [];
   for (const part of parts) {
     terms.push(sql` + (${visible(ctx, part, 'tallies').select(sum)})`);
@@ -44,9 +49,10 @@ export async function tallyCount(ctx: EventContext, q: EventQuery) {
       idsOnly: true,
       unordered: true,
     };
-    // A user's few newest events: one joined walk is exact, and choosing arms would cost more.
+    // A user's (or a starred or followed set's) few newest events: one joined walk is exact, and
+    // choosing arms would cost more.
     const above =
-      untilNow.source.kind === 'author' ? single(ctx, untilNow, w) : await walk(ctx, untilNow, w);
+      kind === 'author' || social ? single(ctx, active, w) : await walk(ctx, untilNow, w);
     if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
   }
   return sql<{ n: number | string }>`SELECT 0${sql.join(grouped(terms), sql``)} AS n`;

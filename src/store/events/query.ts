@@ -73,8 +73,27 @@ export interface EventContext {
   dialect: 'sqlite' | 'postgres';
   /** A user's memberships with their expiry days, kept while memberships and projects stand. */
   members: RowCache<number, Memberships>;
-  /** Until when a user's listing, for a viewer (`user:viewer`), is one joined walk (walks.ts). */
-  oneWalk: Map<string, number>;
+  /** Walk choices kept a while (`keptChoice`): one joined walk or merged ones, by listing and viewer. */
+  walkChoices: Map<string, { joined: boolean; until: number }>;
   /** PostgreSQL outside a transaction: the shared reading the head comes from. */
   turnReading?: SharedRead<TurnReading>;
+}
+
+/** How long a choice between one joined walk and merged ones is kept (`keepChoice`). */
+const CHOICE_KEPT_MS = 10_000;
+const CHOICES_KEPT = 10_000;
+
+/**
+ * A choice kept for `key`, or undefined. Choices only make a walk cheaper or dearer, never its
+ * rows other: reading what they depend on with every request would cost more than they save.
+ */
+export function keptChoice(ctx: EventContext, key: string): boolean | undefined {
+  const kept = ctx.walkChoices.get(key);
+  return kept && kept.until > Date.now() ? kept.joined : undefined;
+}
+
+export function keepChoice(ctx: EventContext, key: string, joined: boolean): boolean {
+  if (ctx.walkChoices.size >= CHOICES_KEPT) ctx.walkChoices.clear();
+  ctx.walkChoices.set(key, { joined, until: Date.now() + CHOICE_KEPT_MS });
+  return joined;
 }

@@ -5,9 +5,10 @@
  * taken or dropped makes another listing, in every process, at once.
  */
 import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
-import type { Visibility } from '../../domain/vocabulary.js';
+import { sql } from 'kysely';
+import { type Visibility, actionCode } from '../../domain/vocabulary.js';
 import { memberProjects } from './memberships.js';
-import type { EventContext, EventQuery } from './query.js';
+import { type EventContext, type EventQuery, dayOf, keepChoice, keptChoice } from './query.js';
 
 /** A starred project the viewer may read, as its per-project walk needs it. */
 export interface StarredProject {
@@ -72,22 +73,125 @@ export async function followedUsers(ctx: EventContext, viewer: Viewer): Promise<
 }
 
 /**
- * The per-source walks a starred (one per project) or followed (one per followed user) listing
- * merges; null: not one of them, or one joined walk. `only`: just these projects or users.
+ * The listing with its set narrowed to the sources that hold any event of its action and target
+ * type, by the tallies (migration 017), in one statement whatever the set's size. Exact for the
+ * listing's walks: a tally moves in the transaction of its event, and the walks read only ids up
+ * to a settled head, which this reads after. Other listings are returned as they are.
  */
-export function socialParts(q: EventQuery, only?: readonly number[]): EventQuery[] | null {
+export async function withActiveSources(
+  ctx: EventContext,
+  q: EventQuery,
+  only?: readonly number[],
+): Promise<EventQuery> {
   const { source } = q;
-  if (source.kind === 'starred') {
-    if (source.projects.length > MAX_SOCIAL_PARTS) return null;
-    const projects = only
-      ? source.projects.filter((p) => only.includes(p.projectId))
-      : source.projects;
-    return projects.map((p) => ({ ...q, source: { kind: 'project', ...p } }));
+  if (source.kind !== 'starred' && source.kind !== 'followed') return q;
+  const all =
+    source.kind === 'starred' ? source.projects.map((p) => p.projectId) : source.followees;
+  const ids = only ? all.filter((id) => only.includes(id)) : all;
+  const active = new Set(ids.length === 0 ? [] : await sourcesWithEvents(ctx, q, ids));
+  return source.kind === 'starred'
+    ? {
+        ...q,
+        source: { ...source, projects: source.projects.filter((p) => active.has(p.projectId)) },
+      }
+    : { ...q, source: { ...source, followees: source.followees.filter((id) => active.has(id)) } };
+}
+
+/** Which of `ids` (projects of a starred listing, authors of a followed one) have tallied events. */
+async function sourcesWithEvents(
+  ctx: EventContext,
+  q: EventQuery,
+  ids: readonly number[],
+): Promise<number[]> {
+  const column = sql.ref(q.source.kind === 'starred' ? 't.project_id' : 't.author_id');
+  // The set is one parameter, so the statement is the same for every set (and planned once).
+  const set =
+    ctx.dialect === 'sqlite'
+      ? sql`SELECT value AS id FROM json_each(${JSON.stringify(ids)})`
+      : sql`SELECT unnest(${ids}::bigint[]) AS id`;
+  const { action, targetType } = q.filter;
+  const matching = [
+    ...(action ? [sql` AND t.action = ${actionCode(action)}`] : []),
+    ...(targetType ? [sql` AND t.target_type = ${targetType}`] : []),
+  ];
+  const { rows } = await sql<{ id: number | string }>`SELECT s.id FROM (${set}) AS s
+    WHERE EXISTS (SELECT 1 FROM event_tallies AS t
+      WHERE ${column} = s.id AND t.n > 0${sql.join(matching, sql``)})`.execute(ctx.prepared);
+  return rows.map((row) => Number(row.id));
+}
+
+/**
+ * The walks of a starred or followed listing over the sources that hold events
+ * (`withActiveSources`): one per starred project or followed user, merged; or the listing alone,
+ * one joined walk, when that is cheaper or there are more than MAX_SOCIAL_PARTS such sources.
+ * Null: not one of these listings. `only`: just these projects or users (bringing it forward).
+ */
+export async function socialParts(
+  ctx: EventContext,
+  query: EventQuery,
+  only?: readonly number[],
+): Promise<EventQuery[] | null> {
+  if (query.source.kind !== 'starred' && query.source.kind !== 'followed') return null;
+  const q = await withActiveSources(ctx, query, only);
+  const ids = sourceIds(q);
+  if (ids.length > MAX_SOCIAL_PARTS || (!only && (await joinedIsCheaper(ctx, q, ids)))) return [q];
+  const { source } = q;
+  return source.kind === 'starred'
+    ? source.projects.map((p) => ({ ...q, source: { kind: 'project', ...p } }))
+    : ids.map((userId) => ({ ...q, source: { kind: 'author', userId } }));
+}
+
+/** A starred listing's projects or a followed listing's users. */
+function sourceIds(q: EventQuery): readonly number[] {
+  const { source } = q;
+  if (source.kind === 'starred') return source.projects.map((p) => p.projectId);
+  return source.kind === 'followed' ? source.followees : [];
+}
+
+/**
+ * One walk of all events in id order, keeping the set's, is cheaper than a walk per source when
+ * the set's readable events are at least this share of all: it reads about 1/share events a row.
+ */
+const JOINED_MIN_SHARE = 1 / 20;
+
+/**
+ * Whether one joined walk is cheaper than merged ones, by the readable tallies of the set against
+ * the ids up to the head (all events, or more after pruning), kept a while (query.ts `keptChoice`).
+ */
+async function joinedIsCheaper(
+  ctx: EventContext,
+  q: EventQuery,
+  ids: readonly number[],
+): Promise<boolean> {
+  const { source, viewer, upTo } = q;
+  if (upTo === undefined || ids.length === 0) return false;
+  const { action, targetType } = q.filter;
+  const key = `${source.kind}:${viewer?.userId ?? ''}:${action ?? ''}:${targetType ?? ''}:${ids.join(',')}`;
+  const kept = keptChoice(ctx, key);
+  if (kept !== undefined) return kept;
+  const column = source.kind === 'starred' ? 't.project_id' : 't.author_id';
+  let tallies = ctx.db
+    .selectFrom('event_tallies as t')
+    .innerJoin('projects as p', 'p.id', 't.project_id')
+    .select((eb) => ['t.project_id', 'p.visibility', eb.fn.sum<number>('t.n').as('n')])
+    .where(column, 'in', ids)
+    .groupBy(['t.project_id', 'p.visibility']);
+  if (action) tallies = tallies.where('t.action', '=', actionCode(action));
+  if (targetType) tallies = tallies.where('t.target_type', '=', targetType);
+  const levels = new Map(
+    viewer
+      ? (await memberProjects(ctx, viewer.userId, dayOf(q))).map((m) => [
+          m.projectId,
+          m.accessLevel,
+        ])
+      : [],
+  );
+  let readable = 0;
+  for (const row of await tallies.execute()) {
+    const level = levels.get(row.project_id) ?? null;
+    if (viewer?.admin || canReadProject(row.visibility as Visibility, viewer, level)) {
+      readable += Number(row.n);
+    }
   }
-  if (source.kind === 'followed') {
-    if (source.followees.length > MAX_SOCIAL_PARTS) return null;
-    const followees = only ? source.followees.filter((id) => only.includes(id)) : source.followees;
-    return followees.map((userId) => ({ ...q, source: { kind: 'author', userId } }));
-  }
-  return null;
+  return keepChoice(ctx, key, readable >= upTo * JOINED_MIN_SHARE);
 }

@@ -51,7 +51,13 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
     query = query.where('e.project_id', '=', source.projectId);
     if (source.authorId !== undefined) query = query.where('e.author_id', '=', source.authorId);
   } else {
-    query = query.innerJoin('projects as p', 'p.id', 'e.project_id');
+    // A starred or followed listing walked as one (social.ts `joinedIsCheaper`) reads the events in
+    // id order and keeps the set's: SQLite's planner would rather gather the set's events by
+    // another index and sort them all, so the join order and the set's column are fixed there.
+    const idOrder = ctx.dialect === 'sqlite' && from === 'events' && isSocial(source);
+    query = idOrder
+      ? query.crossJoin('projects as p').whereRef('p.id', '=', 'e.project_id')
+      : query.innerJoin('projects as p', 'p.id', 'e.project_id');
     if (viewerId !== null) {
       query = query.leftJoin('project_members as m', (join) =>
         join
@@ -62,11 +68,16 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
     }
     if (source.kind === 'author') query = query.where('e.author_id', '=', source.userId);
     else if (source.kind === 'starred' || source.kind === 'followed') {
-      // One joined walk over the set the listing was resolved with (social.ts).
+      // One joined walk over the set the listing was resolved with (social.ts), given as one
+      // parameter so the statement is the same for every set.
       const ids =
         source.kind === 'starred' ? source.projects.map((p) => p.projectId) : source.followees;
-      const column = source.kind === 'starred' ? 'e.project_id' : 'e.author_id';
-      query = ids.length > 0 ? query.where(column, 'in', ids) : query.where(sql<boolean>`1 = 0`);
+      const column = sql.ref(source.kind === 'starred' ? 'e.project_id' : 'e.author_id');
+      query = query.where(
+        ctx.dialect === 'sqlite'
+          ? sql<boolean>`${idOrder ? sql`+${column}` : column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`
+          : sql<boolean>`${column} = ANY(${ids}::bigint[])`,
+      );
     } else {
       query = query.where(({ exists, selectFrom }) =>
         exists(
@@ -126,6 +137,10 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
     );
   }
   return codeAccess(query, q, from);
+}
+
+function isSocial(source: EventSource): boolean {
+  return source.kind === 'starred' || source.kind === 'followed';
 }
 
 /**

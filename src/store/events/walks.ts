@@ -8,7 +8,14 @@ import { canReadProject } from '../../domain/visibility.js';
 import type { Visibility } from '../../domain/vocabulary.js';
 import type { Database, EventRow } from '../schema.js';
 import { memberProjects } from './memberships.js';
-import { type EventContext, type EventQuery, type EventWindow, dayOf } from './query.js';
+import {
+  type EventContext,
+  type EventQuery,
+  type EventWindow,
+  dayOf,
+  keepChoice,
+  keptChoice,
+} from './query.js';
 import { socialParts } from './social.js';
 import { hidesMergeRequestNotes, visible } from './visibility.js';
 
@@ -27,9 +34,6 @@ type WalkQuery = SelectQueryBuilder<Database & { e: Database['events'] }, 'e', E
 
 /** Above this many projects scope=all (or a user's listing) is one joined walk. */
 const MAX_MERGED_PROJECTS = 200;
-/** How long a user's listing keeps the choice of one joined walk for a viewer (`authorParts`). */
-const ONE_WALK_KEPT_MS = 10_000;
-const ONE_WALK_ENTRIES = 10_000;
 
 /**
  * A bound as a condition on ids in the stored range (domain/ids.ts, 64-bit since migration 026):
@@ -108,7 +112,7 @@ export async function memberParts(
   q: EventQuery,
   only?: readonly number[],
 ): Promise<EventQuery[] | null> {
-  if (q.source.kind !== 'memberships') return socialParts(q, only);
+  if (q.source.kind !== 'memberships') return socialParts(ctx, q, only);
   let projects = await memberProjects(ctx, q.source.userId, dayOf(q));
   if (projects.length > MAX_MERGED_PROJECTS) return null;
   if (only) projects = projects.filter((p) => only.includes(p.projectId));
@@ -125,9 +129,8 @@ async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery
   // One joined walk is exact whatever the user's projects are, so that choice is kept a while
   // (a forward under writes would otherwise group the user's tallies again); merged walks need
   // every project of the user, so they are chosen afresh each time.
-  const key = `${source.userId}:${viewer?.userId ?? ''}`;
-  const now = Date.now();
-  if ((ctx.oneWalk.get(key) ?? 0) > now) return null;
+  const key = `user:${source.userId}:${viewer?.userId ?? ''}`;
+  if (keptChoice(ctx, key)) return null;
   const authored = await ctx.db
     .selectFrom('event_tallies as t')
     .innerJoin('projects as p', 'p.id', 't.project_id')
@@ -153,8 +156,7 @@ async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery
     return ok;
   });
   if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) {
-    if (ctx.oneWalk.size >= ONE_WALK_ENTRIES) ctx.oneWalk.clear();
-    ctx.oneWalk.set(key, now + ONE_WALK_KEPT_MS);
+    keepChoice(ctx, key, true);
     return null;
   }
   return readable.map((p) => ({
