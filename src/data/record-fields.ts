@@ -24,6 +24,7 @@ import {
 } from '@sinclair/typebox';
 import { isEmail, isUsername } from '../domain/account-names.js';
 import { redirectUriProblem } from '../domain/redirect-uri.js';
+import { canonicalTimeZone } from '../domain/calendar.js';
 
 /** Ids of the other tables must fit PostgreSQL's `integer` / `serial`. */
 export const MAX_ID = 2_147_483_647;
@@ -103,6 +104,10 @@ const FORMATS = {
   'pulsegate-day': { test: isCalendarDay, problem: (l) => `${l} must be a date YYYY-MM-DD` },
   'pulsegate-username': { test: isUsername, problem: (l) => `${l} has invalid characters` },
   'pulsegate-email': { test: isEmail, problem: (l) => `${l} is not an e-mail address` },
+  'pulsegate-time-zone': {
+    test: (v) => canonicalTimeZone(v) !== null,
+    problem: (l) => `${l} must be an IANA time zone, e.g. Europe/Berlin`,
+  },
   'pulsegate-redirect-uri': {
     test: (v) => redirectUriProblem(v) === null,
     problem: (label, v) => `${label}: ${redirectUriProblem(v)}`,

@@ -129,6 +129,9 @@ const User = Type.Object(
     private_profile: Flag(false),
     avatar_url: Maybe(Text(2048)),
     created_at: CreatedAt,
+    /** The contribution calendar's settings (GitLab's `timezone`, "include private contributions"). */
+    timezone: Defaulted(Text(64, { format: 'pulsegate-time-zone' }), 'UTC'),
+    include_private_contributions: Flag(false),
   },
   STRICT,
 );

@@ -41,6 +41,7 @@ const CASES: [string, string][] = [
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'not-an-email' }), '"email" is not an e-mail address'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', password: 'x', password_hash: 'y' }), 'give either "password" or "password_hash", not both'],
   [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', state: 'deleted' }), '"state" must be one of active, blocked'],
+  [JSON.stringify({ kind: 'user', id: 3, username: 'carol', name: 'C', email: 'c@example.com', timezone: 'Mars/Olympus' }), '"timezone" must be an IANA time zone, e.g. Europe/Berlin'],
   [JSON.stringify({ kind: 'user', id: 3.5, username: 'carol', name: 'C', email: 'c@example.com' }), '"id" must be an integer from 1 to 2147483647'],
   [JSON.stringify({ kind: 'project', id: 2, namespace: 'acme', path: 'API', visibility: 'public', creator_id: 1 }), 'project path "acme/API" is already taken'],
   [JSON.stringify({ kind: 'project', id: 2, namespace: 'acme', path: 'web', visibility: 'secret', creator_id: 1 }), '"visibility" must be one of public, internal, private'],

@@ -81,6 +81,12 @@ for (const [from, to] of PAIRS) {
             // erin is blocked: her token must still round-trip (and answer 403 on both sides).
             tokens.set(name, await f.token(user!.id, ['read_api']));
           }
+          // Calendar settings (issue 34) travel with their user.
+          await store.db
+            .updateTable('users')
+            .set({ timezone: 'Pacific/Auckland', include_private_contributions: 1 })
+            .where('username', '=', 'bob')
+            .execute();
           // A registered OAuth client must keep its App ID and secret across the move.
           const alice = await store.users.byUsername('alice');
           await store.db
@@ -126,6 +132,21 @@ for (const [from, to] of PAIRS) {
       for (let i = 0; i < REQUESTS.length; i++) {
         assert.deepEqual(b[i], a[i], REQUESTS[i]![0]);
       }
+    });
+
+    it("keeps each user's calendar time zone and private-contributions choice", async () => {
+      const settings = (server: TestServer) =>
+        server.store.db
+          .selectFrom('users')
+          .select(['username', 'timezone', 'include_private_contributions'])
+          .orderBy('username')
+          .execute();
+      const copied = await settings(copy);
+      assert.deepEqual(copied, await settings(source));
+      assert.deepEqual(
+        copied.find((u) => u.username === 'bob'),
+        { username: 'bob', timezone: 'Pacific/Auckland', include_private_contributions: 1 },
+      );
     });
 
     it('keeps registered OAuth applications: the same client credentials still work', async () => {
