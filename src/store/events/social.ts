@@ -8,7 +8,8 @@ import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/vi
 import { sql } from 'kysely';
 import { type Visibility, actionCode } from '../../domain/vocabulary.js';
 import { memberProjects } from './memberships.js';
-import { type EventContext, type EventQuery, dayOf, keepChoice, keptChoice } from './query.js';
+import { type EventContext, type EventQuery, keepChoice, keptChoice } from './query.js';
+import { tallyShares } from './shares.js';
 
 /** A starred project the viewer may read, as its per-project walk needs it. */
 export interface StarredProject {
@@ -170,28 +171,7 @@ async function joinedIsCheaper(
   const kept = keptChoice(ctx, key);
   if (kept !== undefined) return kept;
   const column = source.kind === 'starred' ? 't.project_id' : 't.author_id';
-  let tallies = ctx.db
-    .selectFrom('event_tallies as t')
-    .innerJoin('projects as p', 'p.id', 't.project_id')
-    .select((eb) => ['t.project_id', 'p.visibility', eb.fn.sum<number>('t.n').as('n')])
-    .where(column, 'in', ids)
-    .groupBy(['t.project_id', 'p.visibility']);
-  if (action) tallies = tallies.where('t.action', '=', actionCode(action));
-  if (targetType) tallies = tallies.where('t.target_type', '=', targetType);
-  const levels = new Map(
-    viewer
-      ? (await memberProjects(ctx, viewer.userId, dayOf(q))).map((m) => [
-          m.projectId,
-          m.accessLevel,
-        ])
-      : [],
-  );
-  let readable = 0;
-  for (const row of await tallies.execute()) {
-    const level = levels.get(row.project_id) ?? null;
-    if (viewer?.admin || canReadProject(row.visibility as Visibility, viewer, level)) {
-      readable += Number(row.n);
-    }
-  }
-  return keepChoice(ctx, key, readable >= upTo * JOINED_MIN_SHARE);
+  const { readable } = await tallyShares(ctx, q, { column, ids }, true);
+  const shown = readable.reduce((sum, p) => sum + p.n, 0);
+  return keepChoice(ctx, key, shown >= upTo * JOINED_MIN_SHARE);
 }

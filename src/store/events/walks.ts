@@ -4,8 +4,6 @@
  */
 import type { SelectQueryBuilder } from 'kysely';
 import { MAX_BIG_ID } from '../../domain/ids.js';
-import { canReadProject } from '../../domain/visibility.js';
-import type { Visibility } from '../../domain/vocabulary.js';
 import type { Database, EventRow } from '../schema.js';
 import { memberProjects } from './memberships.js';
 import {
@@ -16,6 +14,7 @@ import {
   keepChoice,
   keptChoice,
 } from './query.js';
+import { tallyShares } from './shares.js';
 import { socialParts } from './social.js';
 import { hidesMergeRequestNotes, visible } from './visibility.js';
 
@@ -131,43 +130,18 @@ async function authorParts(ctx: EventContext, q: EventQuery): Promise<EventQuery
   // every project of the user, so they are chosen afresh each time.
   const key = `user:${source.userId}:${viewer?.userId ?? ''}`;
   if (keptChoice(ctx, key)) return null;
-  const authored = await ctx.db
-    .selectFrom('event_tallies as t')
-    .innerJoin('projects as p', 'p.id', 't.project_id')
-    .select((eb) => ['t.project_id', 'p.visibility', eb.fn.sum<number>('t.n').as('n')])
-    .where('t.author_id', '=', source.userId)
-    .groupBy(['t.project_id', 'p.visibility'])
-    .execute();
-  const levels = new Map(
-    viewer
-      ? (await memberProjects(ctx, viewer.userId, dayOf(q))).map((p) => [
-          p.projectId,
-          p.accessLevel,
-        ])
-      : [],
-  );
-  let hidden = 0;
-  let shown = 0;
-  const readable = authored.filter((p) => {
-    const level = levels.get(p.project_id) ?? null;
-    const ok = canReadProject(p.visibility as Visibility, viewer, level);
-    if (ok) shown += Number(p.n);
-    else hidden += Number(p.n);
-    return ok;
+  const { readable, hidden } = await tallyShares(ctx, q, {
+    column: 't.author_id',
+    ids: [source.userId],
   });
+  const shown = readable.reduce((sum, p) => sum + p.n, 0);
   if (hidden <= shown || readable.length > MAX_MERGED_PROJECTS) {
     keepChoice(ctx, key, true);
     return null;
   }
-  return readable.map((p) => ({
+  return readable.map(({ projectId, visibility, accessLevel }) => ({
     ...q,
-    source: {
-      kind: 'project',
-      projectId: p.project_id,
-      visibility: p.visibility,
-      accessLevel: levels.get(p.project_id) ?? null,
-      authorId: source.userId,
-    },
+    source: { kind: 'project', projectId, visibility, accessLevel, authorId: source.userId },
   }));
 }
 
