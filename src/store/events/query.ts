@@ -1,5 +1,5 @@
 /** What an event listing asks for, and what its queries run against. */
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { EventFilter } from '../../domain/filters.js';
 import { membershipDay } from '../../domain/membership-expiry.js';
 import type { Viewer } from '../../domain/visibility.js';
@@ -40,6 +40,11 @@ export interface EventQuery {
   day?: string;
   /** Set by the store once known: no note on a merge request can be hidden from the viewer. */
   clearOfPrivateGuest?: boolean;
+  /**
+   * A project's or author's walk written once for a whole set: its id is this reference to each
+   * member of the set in the enclosing statement (walks.ts `eachWalk`), not the source's own.
+   */
+  each?: RawBuilder<number>;
 }
 
 /** The day a query judges memberships on. */

@@ -48,7 +48,7 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
     : db.selectFrom(TABLES[from])) as unknown as EventsQuery;
 
   if (source.kind === 'project') {
-    query = query.where('e.project_id', '=', source.projectId);
+    query = query.where('e.project_id', '=', q.each ?? source.projectId);
     if (source.authorId !== undefined) query = query.where('e.author_id', '=', source.authorId);
   } else {
     // A starred or followed listing walked as one (social.ts `joinedIsCheaper`) reads the events in
@@ -66,7 +66,7 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
           .on(activeOn('m.expires_at', dayOf(q))),
       );
     }
-    if (source.kind === 'author') query = query.where('e.author_id', '=', source.userId);
+    if (source.kind === 'author') query = query.where('e.author_id', '=', q.each ?? source.userId);
     else if (source.kind === 'starred' || source.kind === 'followed') {
       // One joined walk over the set the listing was resolved with (social.ts), given as one
       // parameter so the statement is the same for every set.

@@ -2,7 +2,8 @@
  * Walks over a listing's rows in id order. A `scope=all` listing (and a user's, when most of their
  * events are hidden from the viewer) merges per-project walks (docs/listing-caches.md, "No full scans").
  */
-import type { SelectQueryBuilder } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { hidesPrivateCode, readsAllConfidential } from '../../domain/visibility.js';
 import { MAX_BIG_ID } from '../../domain/ids.js';
 import type { Database, EventRow } from '../schema.js';
 import { memberProjects } from './memberships.js';
@@ -56,7 +57,8 @@ function bounds(query: WalkQuery, w: Walk): WalkQuery {
 /** One source's rows within the walk's bounds, in no stated order and unlimited. */
 function bounded(ctx: EventContext, q: EventQuery, w: Walk): WalkQuery {
   const rows = visible(ctx, q);
-  return bounds((w.idsOnly ? rows.select('e.id') : rows.selectAll('e')) as WalkQuery, w);
+  // Named, so a merged walk's ORDER BY finds it when the arms join other tables with an `id`.
+  return bounds((w.idsOnly ? rows.select('e.id as id') : rows.selectAll('e')) as WalkQuery, w);
 }
 
 /** One walk of one source: bounded, ordered and limited. */
@@ -83,6 +85,9 @@ export async function walk(
   if (parts.length === 0) return null;
   if (parts.length === 1) return single(ctx, parts[0]!, w);
   const per = { ...w, limit: w.limit + (w.offset ?? 0), offset: 0 };
+  if (parts.length >= EACH_MIN_PARTS && !w.unordered && per.limit <= EACH_MAX_ROWS) {
+    return eachWalk(ctx, parts, w, per);
+  }
   const arms = parts.map((part) =>
     ctx.dialect === 'sqlite'
       ? bounded(ctx, part, w)
@@ -93,6 +98,62 @@ export async function walk(
   if (!w.unordered) merged = merged.orderBy('id', w.descending ? 'desc' : 'asc');
   merged = merged.limit(w.limit);
   return w.offset ? merged.offset(w.offset) : merged;
+}
+
+/**
+ * From this many sources, a page near the start (up to EACH_MAX_ROWS rows in) is `eachWalk`'s
+ * one statement per kind of source rather than one arm per source: the arms cost more to write
+ * and plan than their rows to read. Deeper pages merge arms, which read only the rows they need.
+ */
+const EACH_MIN_PARTS = 16;
+const EACH_MAX_ROWS = 200;
+
+/**
+ * Many sources' walks as one statement per kind of source (`armKind`), whatever their number:
+ * for each member of the set (one parameter), its first rows by its own index walk (PostgreSQL:
+ * `LATERAL`; SQLite: a correlated `IN`), then the first of all of them in order.
+ */
+function eachWalk(ctx: EventContext, parts: readonly EventQuery[], w: Walk, per: Walk): WalkQuery {
+  const kinds = new Map<string, EventQuery[]>();
+  for (const part of parts) {
+    const kind = armKind(part);
+    kinds.set(kind, [...(kinds.get(kind) ?? []), part]);
+  }
+  const arms = [...kinds.values()].map((group) => {
+    const ids = group.map(({ source }) =>
+      source.kind === 'project' ? source.projectId : source.kind === 'author' ? source.userId : 0,
+    );
+    const each = { ...group[0]!, each: sql.ref<number>('s.value') };
+    const set =
+      ctx.dialect === 'sqlite'
+        ? sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`
+        : sql`(SELECT unnest(${ids}::bigint[]) AS value)`;
+    const rows =
+      ctx.dialect === 'sqlite'
+        ? ctx.db
+            .selectFrom(set.as('s'))
+            .innerJoin('events as o', (join) =>
+              join.on(sql<boolean>`o.id IN (${single(ctx, each, { ...per, idsOnly: true })})`),
+            )
+            .selectAll('o')
+        : ctx.db
+            .selectFrom(set.as('s'))
+            .innerJoinLateral(single(ctx, each, per).as('o'), (join) => join.onTrue())
+            .selectAll('o');
+    const arm = rows.orderBy('o.id', w.descending ? 'desc' : 'asc').limit(per.limit);
+    return ctx.db.selectFrom(arm.as('run')).selectAll() as unknown as WalkQuery;
+  });
+  let merged = arms.reduce((all, arm) => all.unionAll(arm));
+  merged = merged.orderBy('id', w.descending ? 'desc' : 'asc').limit(w.limit);
+  return w.offset ? merged.offset(w.offset) : merged;
+}
+
+/** Sources whose walks differ only in their id (visibility.ts: the same conditions apply). */
+function armKind({ source }: EventQuery): string {
+  if (source.kind !== 'project') return source.kind;
+  const { visibility, accessLevel, authorId } = source;
+  const hides = `${readsAllConfidential(accessLevel)}:${hidesPrivateCode(visibility, accessLevel)}`;
+  return `project:${hides}:${authorId ?? ''}`;
 }
 
 /** The query with `clearOfPrivateGuest` settled for a signed-in viewer's joined walks. */
