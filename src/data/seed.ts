@@ -57,6 +57,8 @@ export class SeedService {
     options: TransferOptions = {},
   ): Promise<TransferSummary> {
     const offsets = await this.transfer.maxIds();
+    // Generated events take the ids after the highest: their partitions are made up front.
+    await this.transfer.prepareEventIds(offsets.events + 1, offsets.events + synthetic.events);
     return this.importer.importRecords(syntheticRecords(synthetic, offsets), options);
   }
 }

@@ -194,8 +194,8 @@ export class Store {
       // Every table a bulk load writes, vacuumed and analyzed now rather than by autovacuum minutes
       // later (a million fresh rows: it would scan them while the server answers its first
       // readers). Vacuuming sets the visibility map, so index-only walks and counts skip the heap.
-      // The tallies most of all: a bulk load's statement triggers rewrote every tally row once per
-      // batch (migrations 017, 018), thousands of dead versions every count would wade through.
+      // The tallies too: a bulk load empties and refills them (store/bulk-load.ts), leaving the old
+      // rows dead for every count to wade through until vacuumed.
       const tables = [...BULK_TABLES, ...TALLY_TABLES];
       await sql`VACUUM (ANALYZE) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(this.db);
     }

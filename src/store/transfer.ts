@@ -160,6 +160,16 @@ export class TransferStore {
     );
   }
 
+  /**
+   * PostgreSQL: creates the event partitions for ids `from` to `through` (and those ahead of the
+   * sequence) in a transaction of its own, before a load that knows its ids brings them. Made
+   * during the load instead, each would lock projects and users while appends may be waiting for
+   * the load's events lock with a project row locked.
+   */
+  async prepareEventIds(from: number, through: number): Promise<void> {
+    await ensurePartitions({ db: this.db, dialect: this.store.conn.dialect }, { from, through });
+  }
+
   /** After a bulk load: see Store.settle. */
   settle(): Promise<void> {
     return this.store.settle();
