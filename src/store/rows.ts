@@ -3,6 +3,8 @@
  * the table and the columns named, so a store's lookup is one line that says which key it uses.
  */
 import {
+  type Insertable,
+  type InsertObject,
   type Kysely,
   type Selectable,
   type SelectType,
@@ -81,6 +83,39 @@ export async function rowsIn<T extends Table, C extends Column<T>>(
     .selectAll()
     .where(db.dynamic.ref(column), 'in', [...values]);
   return query.execute() as Promise<Row<T>[]>;
+}
+
+/** Whether `table` has a row whose columns hold `key`'s values; reads no column of it. */
+export async function hasRow<T extends Table, C extends Column<T>>(
+  db: Kysely<Database>,
+  table: T,
+  key: { [K in C]: Value<T, K> },
+): Promise<boolean> {
+  const from: Table = table;
+  let query = db.selectFrom(from).select(sql<number>`1`.as('one'));
+  for (const [column, value] of Object.entries(key)) {
+    query = query.where(db.dynamic.ref(column), '=', value);
+  }
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Inserts `row` unless a row with the same `unique` columns exists: one statement, so two
+ * requests at once make one row and one false. True when it inserted.
+ */
+export async function insertOnce<T extends Table>(
+  db: Kysely<Database>,
+  table: T,
+  row: Insertable<Database[T]>,
+  unique: readonly Column<T>[],
+): Promise<boolean> {
+  const into: Table = table;
+  const result = await db
+    .insertInto(into)
+    .values(row as InsertObject<Database, Table>)
+    .onConflict((oc) => oc.columns(unique as never[]).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** Sets `patch` on the rows of `table` that match `key`; how many it changed. */
