@@ -10,7 +10,8 @@ import type { Services } from '../services/container.js';
 import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
 import { DECISION_BUTTONS, scopeList } from './authorize.js';
 import { type PageContext, requireUser } from './guard.js';
-import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
+import { type Html, csrfField, html, layout, sendHtml } from './html.js';
+import { codeFormPage } from './code-form.js';
 import { formValue } from './session.js';
 
 export const DEVICE_PATH = '/oauth/device';
@@ -18,31 +19,17 @@ const CONFIRM_PATH = '/oauth/device/confirm';
 export const INVALID_USER_CODE = 'That code is not valid, or it has expired or been used.';
 
 function codeForm(ctx: PageContext, userCode: string, errors: string[]): Html {
-  return layout(
-    'Connect a device',
-    html`<section class="card narrow">
-      <h1>Connect a device</h1>
-      <p>Enter the code shown on your device or in your terminal.</p>
-      ${messages(errors)}
-      <form method="post" action="${DEVICE_PATH}">
-        ${csrfField(ctx.csrf)}
-        <label
-          >Code
-          <input
-            name="user_code"
-            value="${userCode}"
-            autocomplete="off"
-            autocapitalize="characters"
-            spellcheck="false"
-            placeholder="XXXX-XXXX"
-            required
-            autofocus
-        /></label>
-        <button type="submit" class="primary">Continue</button>
-      </form>
-    </section>`,
-    ctx.nav,
-  );
+  return codeFormPage({
+    title: 'Connect a device',
+    lead: 'Enter the code shown on your device or in your terminal.',
+    action: DEVICE_PATH,
+    csrf: ctx.csrf,
+    errors,
+    input: html`name="user_code" value="${userCode}" autocomplete="off" autocapitalize="characters"
+    spellcheck="false" placeholder="XXXX-XXXX"`,
+    submit: 'Continue',
+    nav: ctx.nav,
+  });
 }
 
 function confirmPage(ctx: PageContext, pending: PendingDevice, ownerName: string): Html {
