@@ -9,7 +9,7 @@ import { ThrottledError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
 import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
 import { DECISION_BUTTONS, scopeList } from './authorize.js';
-import { type PageContext, requireUser } from './guard.js';
+import { type PageContext, forUser } from './guard.js';
 import { type Html, csrfField, html, layout, sendHtml } from './html.js';
 import { codeFormPage } from './code-form.js';
 import { formValue } from './session.js';
@@ -102,38 +102,41 @@ export function deviceRoutes(app: FastifyInstance, services: Services): void {
     }
   };
 
-  app.get(DEVICE_PATH, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const query = request.query as Record<string, unknown>;
-    const prefill = typeof query.user_code === 'string' ? query.user_code.slice(0, 32) : '';
-    return sendHtml(reply, 200, codeForm(ctx, prefill, []));
-  });
+  app.get(
+    DEVICE_PATH,
+    forUser(services, async (ctx, request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const prefill = typeof query.user_code === 'string' ? query.user_code.slice(0, 32) : '';
+      return sendHtml(reply, 200, codeForm(ctx, prefill, []));
+    }),
+  );
 
-  app.post(DEVICE_PATH, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const userCode = formValue(request.body, 'user_code') ?? '';
-    return guarded(reply, ctx, userCode, async () => {
-      const pending = await device.lookup(userCode, source(ctx, request));
-      if (!pending) return sendHtml(reply, 422, codeForm(ctx, userCode, [INVALID_USER_CODE]));
-      const owner = await services.oauth.accounts.username(pending.app.ownerId);
-      return sendHtml(reply, 200, confirmPage(ctx, pending, owner ?? 'unknown'));
-    });
-  });
-
-  app.post(CONFIRM_PATH, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const userCode = formValue(request.body, 'user_code') ?? '';
-    const approve = formValue(request.body, 'decision') === 'approve';
-    return guarded(reply, ctx, userCode, async () => {
-      const decided = await device.decide(userCode, source(ctx, request), {
-        approve,
-        authTime: ctx.session.signedInAt,
+  app.post(
+    DEVICE_PATH,
+    forUser(services, async (ctx, request, reply) => {
+      const userCode = formValue(request.body, 'user_code') ?? '';
+      return guarded(reply, ctx, userCode, async () => {
+        const pending = await device.lookup(userCode, source(ctx, request));
+        if (!pending) return sendHtml(reply, 422, codeForm(ctx, userCode, [INVALID_USER_CODE]));
+        const owner = await services.oauth.accounts.username(pending.app.ownerId);
+        return sendHtml(reply, 200, confirmPage(ctx, pending, owner ?? 'unknown'));
       });
-      if (!decided) return sendHtml(reply, 422, codeForm(ctx, '', [INVALID_USER_CODE]));
-      return sendHtml(reply, 200, resultPage(ctx, approve, decided.app.name));
-    });
-  });
+    }),
+  );
+
+  app.post(
+    CONFIRM_PATH,
+    forUser(services, async (ctx, request, reply) => {
+      const userCode = formValue(request.body, 'user_code') ?? '';
+      const approve = formValue(request.body, 'decision') === 'approve';
+      return guarded(reply, ctx, userCode, async () => {
+        const decided = await device.decide(userCode, source(ctx, request), {
+          approve,
+          authTime: ctx.session.signedInAt,
+        });
+        if (!decided) return sendHtml(reply, 422, codeForm(ctx, '', [INVALID_USER_CODE]));
+        return sendHtml(reply, 200, resultPage(ctx, approve, decided.app.name));
+      });
+    }),
+  );
 }
