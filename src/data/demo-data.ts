@@ -255,6 +255,20 @@ class DemoBuilder {
     });
   }
 
+  /** A new object of the project: kept in the project's list and the output, with its event. */
+  private created<R extends DataRecord & { id: number }>(
+    p: ProjectState,
+    [own, out]: [R[], DataRecord[]],
+    record: R,
+    targetType: TargetClass,
+    authorId: number,
+    at: number,
+  ) {
+    own.push(record);
+    out.push(record);
+    this.event(p, authorId, 'created', targetType, record.id, at);
+  }
+
   private author(p: ProjectState, minLevel: number): number {
     const erinId = this.uid('erin');
     const eligible = p.members.filter(
@@ -378,9 +392,7 @@ class DemoBuilder {
       state: 'opened',
       created_at: at,
     };
-    p.issues.push(issue);
-    this.out.issue.push(issue);
-    this.event(p, authorId, 'created', 'Issue', issue.id, at);
+    this.created(p, [p.issues, this.out.issue], issue, 'Issue', authorId, at);
     return issue;
   }
 
@@ -409,9 +421,7 @@ class DemoBuilder {
       state: 'opened',
       created_at: at,
     };
-    p.mrs.push(mr);
-    this.out.merge_request.push(mr);
-    this.event(p, authorId, 'created', 'MergeRequest', mr.id, at);
+    this.created(p, [p.mrs, this.out.merge_request], mr, 'MergeRequest', authorId, at);
   }
 
   private newMilestone(p: ProjectState, authorId: number, at: number) {
@@ -423,9 +433,7 @@ class DemoBuilder {
       title: milestoneTitle(p.iid.milestone),
       created_at: at,
     };
-    p.milestones.push(ms);
-    this.out.milestone.push(ms);
-    this.event(p, authorId, 'created', 'Milestone', ms.id, at);
+    this.created(p, [p.milestones, this.out.milestone], ms, 'Milestone', authorId, at);
   }
 
   private newSnippet(p: ProjectState, authorId: number, at: number) {
@@ -438,9 +446,7 @@ class DemoBuilder {
       visibility: p.spec.visibility,
       created_at: at,
     };
-    p.snippets.push(snippet);
-    this.out.snippet.push(snippet);
-    this.event(p, authorId, 'created', 'Snippet', snippet.id, at);
+    this.created(p, [p.snippets, this.out.snippet], snippet, 'Snippet', authorId, at);
   }
 
   private note(

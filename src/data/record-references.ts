@@ -101,6 +101,12 @@ export class ReferenceLedger {
     if (known.has(id)) throw new DuplicateRecordError(`${kind} ${id} already exists`);
   }
 
+  /** Remembers `key` (a pair that may occur once); seen before, the record is a duplicate. */
+  private once(seen: Set<string>, key: string, duplicate: () => string) {
+    if (seen.has(key)) throw new DuplicateRecordError(duplicate());
+    seen.add(key);
+  }
+
   /**
    * Checks one record against everything seen so far and, when it passes, remembers it. Returns
    * the `issue_id` for events (null otherwise). Throws RecordError naming the problem.
@@ -128,10 +134,11 @@ export class ReferenceLedger {
       case 'member': {
         this.project('project_id', r.project_id);
         this.user('user_id', r.user_id);
-        const key = `${r.project_id}:${r.user_id}`;
-        if (this.members.has(key))
-          throw new DuplicateRecordError(`user ${r.user_id} is already a member of project ${r.project_id}`);
-        this.members.add(key);
+        this.once(
+          this.members,
+          `${r.project_id}:${r.user_id}`,
+          () => `user ${r.user_id} is already a member of project ${r.project_id}`,
+        );
         return null;
       }
       case 'milestone':
@@ -148,23 +155,23 @@ export class ReferenceLedger {
         this.fresh(r.kind === 'issue' ? 'issue' : 'merge request', items, r.id);
         this.project('project_id', r.project_id);
         this.user('author_id', r.author_id);
-        const key = `${r.project_id}:${r.iid}`;
-        if (iids.has(key))
-          throw new DuplicateRecordError(`iid ${r.iid} is already used in project ${r.project_id}`);
+        this.once(
+          iids,
+          `${r.project_id}:${r.iid}`,
+          () => `iid ${r.iid} is already used in project ${r.project_id}`,
+        );
         items.set(r.id, { projectId: r.project_id });
-        iids.add(key);
         return null;
       }
       case 'approval': {
         if (!this.mergeRequests.has(r.merge_request_id))
           throw new RecordError(`merge_request_id ${r.merge_request_id} is not a known merge request`);
         this.user('user_id', r.user_id);
-        const key = `${r.merge_request_id}:${r.user_id}`;
-        if (this.approvals.has(key))
-          throw new DuplicateRecordError(
-            `user ${r.user_id} already approved merge request ${r.merge_request_id}`,
-          );
-        this.approvals.add(key);
+        this.once(
+          this.approvals,
+          `${r.merge_request_id}:${r.user_id}`,
+          () => `user ${r.user_id} already approved merge request ${r.merge_request_id}`,
+        );
         return null;
       }
       case 'snippet':
@@ -188,10 +195,11 @@ export class ReferenceLedger {
       case 'star': {
         this.user('user_id', r.user_id);
         this.project('project_id', r.project_id);
-        const key = `${r.user_id}:${r.project_id}`;
-        if (this.stars.has(key))
-          throw new DuplicateRecordError(`user ${r.user_id} already starred project ${r.project_id}`);
-        this.stars.add(key);
+        this.once(
+          this.stars,
+          `${r.user_id}:${r.project_id}`,
+          () => `user ${r.user_id} already starred project ${r.project_id}`,
+        );
         return null;
       }
       case 'follow': {
@@ -199,10 +207,11 @@ export class ReferenceLedger {
         this.user('followee_id', r.followee_id);
         if (r.follower_id === r.followee_id)
           throw new RecordError('follower_id and followee_id must differ (nobody follows themselves)');
-        const key = `${r.follower_id}:${r.followee_id}`;
-        if (this.follows.has(key))
-          throw new DuplicateRecordError(`user ${r.follower_id} already follows user ${r.followee_id}`);
-        this.follows.add(key);
+        this.once(
+          this.follows,
+          `${r.follower_id}:${r.followee_id}`,
+          () => `user ${r.follower_id} already follows user ${r.followee_id}`,
+        );
         return null;
       }
       case 'oauth_application':

@@ -23,7 +23,7 @@ import type {
   SnippetView,
   UserView,
 } from '../services/views.js';
-import { toGlobalId } from './ids.js';
+import { type NodeTypeName, toGlobalId } from './ids.js';
 import type {
   IssueType,
   MergeRequestType,
@@ -46,22 +46,15 @@ export class Presenter {
   ) {}
 
   user(row: UserView): UserType {
-    let user = this.users.get(row.id);
-    if (!user) {
-      user = {
-        __typename: 'User',
-        id: toGlobalId('User', row.id),
-        databaseId: row.id,
-        username: row.username,
-        name: row.name,
-        state: row.state,
-        locked: false,
-        avatarUrl: avatarUrl(row),
-        webUrl: userWebUrl(this.links.externalUrl, row),
-      };
-      this.users.set(row.id, user);
-    }
-    return user;
+    return remembered(this.users, row.id, () => ({
+      ...node('User', row.id),
+      username: row.username,
+      name: row.name,
+      state: row.state,
+      locked: false,
+      avatarUrl: avatarUrl(row),
+      webUrl: userWebUrl(this.links.externalUrl, row),
+    }));
   }
 
   maybeUser(row: UserView | null | undefined): UserType | null {
@@ -69,23 +62,16 @@ export class Presenter {
   }
 
   project(row: ProjectView): ProjectType {
-    let project = this.projects.get(row.id);
-    if (!project) {
-      project = {
-        __typename: 'Project',
-        id: toGlobalId('Project', row.id),
-        databaseId: row.id,
-        name: row.name,
-        path: row.path,
-        fullPath: row.fullPath,
-        description: row.description,
-        visibility: row.visibility,
-        webUrl: projectWebUrl(this.links.externalUrl, row),
-        createdAt: row.createdAt,
-      };
-      this.projects.set(row.id, project);
-    }
-    return project;
+    return remembered(this.projects, row.id, () => ({
+      ...node('Project', row.id),
+      name: row.name,
+      path: row.path,
+      fullPath: row.fullPath,
+      description: row.description,
+      visibility: row.visibility,
+      webUrl: projectWebUrl(this.links.externalUrl, row),
+      createdAt: row.createdAt,
+    }));
   }
 
   /**
@@ -93,19 +79,12 @@ export class Presenter {
    * per listing window: the models are cached alongside (per server, weakly).
    */
   event(view: EventView): EventType {
-    let model = this.events.get(view);
-    if (!model) {
-      model = this.buildEvent(view);
-      this.events.set(view, model);
-    }
-    return model;
+    return remembered(this.events, view, () => this.buildEvent(view));
   }
 
   private buildEvent(view: EventView): EventType {
     return {
-      __typename: 'Event',
-      id: toGlobalId('Event', view.id),
-      databaseId: view.id,
+      ...node('Event', view.id),
       action: view.action,
       actionName: view.actionName,
       createdAt: new Date(view.createdAt).toISOString(),
@@ -124,9 +103,7 @@ export class Presenter {
 
   note(note: NoteView): NoteType {
     return {
-      __typename: 'Note',
-      id: toGlobalId('Note', note.id),
-      databaseId: note.id,
+      ...node('Note', note.id),
       body: note.body,
       system: note.system,
       attachment: note.attachment,
@@ -190,8 +167,7 @@ export class Presenter {
   issue(issue: IssueView, author: UserView | null): IssueType {
     return {
       ...this.tracked(issue, author),
-      __typename: 'Issue',
-      id: toGlobalId('Issue', issue.id),
+      ...node('Issue', issue.id),
       confidential: issue.confidential,
     };
   }
@@ -199,8 +175,7 @@ export class Presenter {
   mergeRequest(mr: MergeRequestView, author: UserView | null): MergeRequestType {
     return {
       ...this.tracked(mr, author),
-      __typename: 'MergeRequest',
-      id: toGlobalId('MergeRequest', mr.id),
+      ...node('MergeRequest', mr.id),
       sourceBranch: mr.sourceBranch,
       targetBranch: mr.targetBranch,
       mergedAt: mr.mergedAt,
@@ -210,7 +185,6 @@ export class Presenter {
   /** What issues and merge requests share. */
   private tracked(item: TrackedView, author: UserView | null) {
     return {
-      databaseId: item.id,
       iid: item.iid,
       title: item.title,
       description: item.description,
@@ -230,9 +204,7 @@ export class Presenter {
 
   milestone(milestone: MilestoneView): MilestoneType {
     return {
-      __typename: 'Milestone',
-      id: toGlobalId('Milestone', milestone.id),
-      databaseId: milestone.id,
+      ...node('Milestone', milestone.id),
       iid: milestone.iid,
       title: milestone.title,
       projectId: milestone.projectId,
@@ -242,15 +214,32 @@ export class Presenter {
 
   snippet(snippet: SnippetView, author: UserView | null): SnippetType {
     return {
-      __typename: 'Snippet',
-      id: toGlobalId('Snippet', snippet.id),
-      databaseId: snippet.id,
+      ...node('Snippet', snippet.id),
       title: snippet.title,
       projectId: snippet.projectId,
       author: this.maybeUser(author),
       createdAt: snippet.createdAt,
     };
   }
+}
+
+/** What every node's model starts with: its type, its global id and the numeric id REST uses. */
+function node<T extends NodeTypeName>(typename: T, id: number) {
+  return { __typename: typename, id: toGlobalId(typename, id), databaseId: id };
+}
+
+/** The model `models` holds for `key`, built and kept on first use. */
+function remembered<K, V>(
+  models: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  build: () => V,
+): V {
+  let model = models.get(key);
+  if (model === undefined) {
+    model = build();
+    models.set(key, model);
+  }
+  return model;
 }
 
 /** A commit time as stored (ISO 8601 with an offset) as the `Time` scalar prints it (UTC). */

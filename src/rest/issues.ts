@@ -3,12 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { IssueDetail } from '../services/content/issues.js';
-import { bool, int, intOrNull, ints, str } from './body.js';
-import { boolean, integer, integers, nullable, required, text, values } from './params.js';
+import { bool, int, intOrNull, str } from './body.js';
+import { boolean, integer, nullable, required, text, values } from './params.js';
 import { presentIssue } from './entities.js';
-import { trackedEdit } from './tracked-edit.js';
-import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
+import { TRACKED_LIST_PARAMS, trackedEdit, trackedList } from './tracked-edit.js';
+import { listRoute, readRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
 
 const ISSUE = { ...PROJECT, issue_iid: required(integer()) } as const;
 const FIELDS = {
@@ -31,27 +31,26 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
         ...PROJECT,
         ...PAGE_PARAMS,
         state: values(['opened', 'closed', 'all']),
-        iids: integers(),
-        sort: values(['asc', 'desc']),
+        ...TRACKED_LIST_PARAMS,
       },
       async (ops, p, page) => {
         const state = str(p.state);
         const list = await ops.issues.list(str(p.id)!, {
           ...page,
           state: state === 'opened' || state === 'closed' ? state : undefined,
-          iids: ints(p.iids),
-          sort: p.sort === 'asc' ? 'asc' : 'desc',
+          ...trackedList(p),
         });
         return { items: list.issues.map(present), total: list.total };
       },
     ),
   );
 
-  app.get('/projects/:id/issues/:issue_iid', async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, ISSUE);
-    return sendJson(reply, 200, present(await ops.issues.get(str(p.id)!, int(p.issue_iid)!)));
-  });
+  app.get(
+    '/projects/:id/issues/:issue_iid',
+    readRoute(services, ISSUE, async (ops, p) =>
+      present(await ops.issues.get(str(p.id)!, int(p.issue_iid)!)),
+    ),
+  );
 
   app.post('/projects/:id/issues', (request, reply) =>
     write(services, request, reply, 201, async (ops) => {

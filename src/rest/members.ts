@@ -5,8 +5,8 @@ import type { Services } from '../services/container.js';
 import { int, str } from './body.js';
 import { day, integer, nullable, required, values } from './params.js';
 import { presentMember } from './entities.js';
-import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, PROJECT, listRoute, params, reader, write } from './writes.js';
+import { listRoute, readRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, params, write } from './writes.js';
 
 const MEMBER = { ...PROJECT, user_id: required(integer()) } as const;
 const NEW_MEMBER = {
@@ -31,11 +31,12 @@ export function memberRoutes(app: FastifyInstance, services: Services): void {
     );
   }
 
-  app.get('/projects/:id/members/:user_id', async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, MEMBER);
-    return sendJson(reply, 200, present(await ops.members.get(str(p.id)!, int(p.user_id)!)));
-  });
+  app.get(
+    '/projects/:id/members/:user_id',
+    readRoute(services, MEMBER, async (ops, p) =>
+      present(await ops.members.get(str(p.id)!, int(p.user_id)!)),
+    ),
+  );
 
   app.post('/projects/:id/members', (request, reply) =>
     write(services, request, reply, 201, async (ops) => {

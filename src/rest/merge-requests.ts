@@ -6,12 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { MergeRequestDetail } from '../services/content/merge-requests.js';
-import { int, intOrNull, ints, str } from './body.js';
-import { integer, integers, nullable, required, text, values } from './params.js';
+import { int, intOrNull, str } from './body.js';
+import { integer, nullable, required, text, values } from './params.js';
 import { presentApprovals, presentMergeRequest } from './entities.js';
-import { trackedEdit } from './tracked-edit.js';
-import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
+import { TRACKED_LIST_PARAMS, trackedEdit, trackedList } from './tracked-edit.js';
+import { listRoute, readRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
 
 const MR = {
   ...PROJECT,
@@ -35,31 +35,26 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
         ...PROJECT,
         ...PAGE_PARAMS,
         state: values([...STATES, 'all']),
-        iids: integers(),
-        sort: values(['asc', 'desc']),
+        ...TRACKED_LIST_PARAMS,
       },
       async (ops, p, page) => {
         const state = str(p.state);
         const list = await ops.mergeRequests.list(str(p.id)!, {
           ...page,
           state: STATES.find((s) => s === state),
-          iids: ints(p.iids),
-          sort: p.sort === 'asc' ? 'asc' : 'desc',
+          ...trackedList(p),
         });
         return { items: list.mergeRequests.map(present), total: list.total };
       },
     ),
   );
 
-  app.get(one, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, MR);
-    return sendJson(
-      reply,
-      200,
+  app.get(
+    one,
+    readRoute(services, MR, async (ops, p) =>
       present(await ops.mergeRequests.get(str(p.id)!, int(p.merge_request_iid)!)),
-    );
-  });
+    ),
+  );
 
   app.post(path, (request, reply) =>
     write(services, request, reply, 201, async (ops) => {
@@ -122,16 +117,13 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
     }),
   );
 
-  app.get(`${one}/approvals`, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, MR);
-    return sendJson(
-      reply,
-      200,
+  app.get(
+    `${one}/approvals`,
+    readRoute(services, MR, async (ops, p) =>
       presentApprovals(
         await ops.mergeRequests.approvalState(str(p.id)!, int(p.merge_request_iid)!),
         url(),
       ),
-    );
-  });
+    ),
+  );
 }

@@ -6,8 +6,8 @@ import type { MilestoneView, ProjectView } from '../services/views.js';
 import { int, ints, str, strOrNull } from './body.js';
 import { day, integer, integers, nullable, required, text, values } from './params.js';
 import { presentMilestone } from './entities.js';
-import { sendJson } from '../http/json.js';
-import { PAGE_PARAMS, PROJECT, listRoute, params, reader, requireOneOf, write } from './writes.js';
+import { listRoute, readRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
 
 const MILESTONE = {
   ...PROJECT,
@@ -52,13 +52,13 @@ export function milestoneRoutes(app: FastifyInstance, services: Services): void 
     ),
   );
 
-  app.get(one, async (request, reply) => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, MILESTONE);
-    const { project } = await ops.projects.get(str(p.id)!);
-    const milestone = await ops.milestones.get(String(project.id), int(p.milestone_id)!);
-    return sendJson(reply, 200, present(project)(milestone));
-  });
+  app.get(
+    one,
+    readRoute(services, MILESTONE, async (ops, p) => {
+      const { project } = await ops.projects.get(str(p.id)!);
+      return present(project)(await ops.milestones.get(String(project.id), int(p.milestone_id)!));
+    }),
+  );
 
   app.post(path, (request, reply) =>
     write(services, request, reply, 201, async (ops) => {

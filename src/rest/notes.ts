@@ -6,7 +6,8 @@ import type { TInteger } from '@sinclair/typebox';
 import { int, str } from './body.js';
 import { integer, required, text, values } from './params.js';
 import { presentNoteEntity } from './entities.js';
-import { PAGE_PARAMS, PROJECT, listRoute, params, write } from './writes.js';
+import { listRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, params, write } from './writes.js';
 
 /** The three noteable paths: segment, the iid/id parameter, and how it names the noteable. */
 const NOTEABLES = [

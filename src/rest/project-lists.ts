@@ -21,7 +21,8 @@ import { projectLinksOf } from '../domain/links.js';
 import { presentProject, presentProjectBasic } from './entities.js';
 import { setKeysetLink } from './pagination.js';
 import type { NormalizedQuery } from './query.js';
-import { PAGE_PARAMS, pageOf, params, reader, sendListed, sendPage } from './writes.js';
+import { reader } from './reads.js';
+import { PAGE_PARAMS, pageOf, params, sendListed, sendPage } from './writes.js';
 
 const ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'];
 
@@ -128,16 +129,17 @@ export function projectListRoutes(app: FastifyInstance, services: Services): voi
 
   const USER = { id: required(text()) } as const;
 
-  // A user's own projects and those they contributed to: the same read of a different list.
-  for (const [path, list] of [
-    ['/users/:id/projects', 'ofUser'],
-    ['/users/:id/contributed_projects', 'contributedBy'],
-    ['/users/:id/starred_projects', 'starredBy'],
+  // A user's own projects, those they contributed to and starred: the same read of another list.
+  for (const [path, whose] of [
+    ['/users/:id/projects', 'own'],
+    ['/users/:id/contributed_projects', 'contributed'],
+    ['/users/:id/starred_projects', 'starred'],
   ] as const) {
     app.get(path, async (request, reply) => {
       const principal = await projectReader(services, request, reply);
       const p = params(request, { ...USER, ...PROJECT_LIST_PARAMS });
-      const listed = await navigation.projects[list](
+      const listed = await navigation.projects.ofUser(
+        whose,
         str(p.id)!,
         projectListParamsOf(p),
         principal?.viewer ?? null,

@@ -8,7 +8,8 @@ import { text, values } from './params.js';
 import { projectLinksOf } from '../domain/links.js';
 import { presentProject } from './entities.js';
 import { sendJson } from '../http/json.js';
-import { params, reader, write } from './writes.js';
+import { reader } from './reads.js';
+import { params, write } from './writes.js';
 
 const NEW_PROJECT = {
   name: text(),

@@ -12,7 +12,8 @@ import { str } from './body.js';
 import { presentProject } from './entities.js';
 import { text } from './params.js';
 import { iso, presentUserBasic } from './present.js';
-import { PAGE_PARAMS, PROJECT, listRoute, params, writeAnswer } from './writes.js';
+import { listRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, params, writeAnswer } from './writes.js';
 
 export function starRoutes(app: FastifyInstance, services: Services): void {
   const links = () => projectLinksOf(services.config);

@@ -32,16 +32,6 @@ export function params<P extends TProperties>(request: FastifyRequest, propertie
   );
 }
 
-/** Content reads: anonymous callers read public projects; read scopes suffice. */
-export async function reader(
-  services: Services,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<ContentOps> {
-  const principal = await authenticate(services, request, reply, ENDPOINT_SCOPES.project, false);
-  return services.content.reading(principal ? actorOf(principal) : null);
-}
-
 /**
  * A write: scope `api` (or the `accepted` ones), one transaction, the answer `status` with the
  * presented body. With an
@@ -115,27 +105,6 @@ export function pageOf(values: { page?: ParamValue; per_page?: ParamValue }) {
     ...(typeof values.per_page === 'number' ? { per_page: String(values.per_page) } : {}),
   });
   return { ...page, offset: (page.page - 1) * page.perPage, limit: page.perPage };
-}
-
-/**
- * A content list route: read as `reader` reads, the declared parameters (`PAGE_PARAMS` among
- * them, where the declaration puts them), and the page `list` finds, already presented.
- */
-export function listRoute<P extends TProperties>(
-  services: Services,
-  properties: P,
-  list: (
-    ops: ContentOps,
-    p: Params<P>,
-    page: ReturnType<typeof pageOf>,
-  ) => Promise<{ items: unknown[]; total: number }>,
-) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const ops = await reader(services, request, reply);
-    const p = params(request, properties);
-    const page = pageOf(p as Params<typeof PAGE_PARAMS>);
-    return sendPage(services, request, reply, page, await list(ops, p, page), (item) => item);
-  };
 }
 
 /** A page of a list with GitLab's pagination headers. */

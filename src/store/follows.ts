@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from './database.js';
 import { countRows } from './listing-sql.js';
+import { deleteBy, hasRow, insertOnce } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 
 export class FollowStore {
@@ -28,33 +29,19 @@ export class FollowStore {
   }
 
   /** The follower now follows the followee; false when they did already. */
-  async add(followerId: number, followeeId: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .insertInto('user_follows')
-      .values({ follower_id: followerId, followee_id: followeeId, created_at: now })
-      .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  add(followerId: number, followeeId: number, now: number): Promise<boolean> {
+    const row = { follower_id: followerId, followee_id: followeeId, created_at: now };
+    return insertOnce(this.db, 'user_follows', row, ['follower_id', 'followee_id']);
   }
 
   /** Ends the follow; false when there was none. */
   async remove(followerId: number, followeeId: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('user_follows')
-      .where('follower_id', '=', followerId)
-      .where('followee_id', '=', followeeId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    const key = { follower_id: followerId, followee_id: followeeId };
+    return (await deleteBy(this.db, 'user_follows', key)) > 0;
   }
 
-  async isFollowing(followerId: number, followeeId: number): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('user_follows')
-      .select('follower_id')
-      .where('follower_id', '=', followerId)
-      .where('followee_id', '=', followeeId)
-      .executeTakeFirst();
-    return row !== undefined;
+  isFollowing(followerId: number, followeeId: number): Promise<boolean> {
+    return hasRow(this.db, 'user_follows', { follower_id: followerId, followee_id: followeeId });
   }
 
   /** How many users follow `userId`, and how many it follows. */

@@ -2,12 +2,11 @@ import { type Insertable, type Kysely, sql } from 'kysely';
 import { activeLevel, membershipDay } from '../domain/membership-expiry.js';
 import { activeOn } from './membership-sql.js';
 import { RowCache, type RowVersion } from './row-cache.js';
-import { rowBy, rowByFolded, rowsIn } from './rows.js';
+import { RowsById, rowByFolded } from './rows.js';
 import type { Database, ProjectRow, ProjectsTable } from './schema.js';
 import { matchesNoRow } from './text.js';
 
-export class ProjectStore {
-  private readonly cache: RowCache<number, ProjectRow | undefined>;
+export class ProjectStore extends RowsById<'projects'> {
   private readonly levels: RowCache<
     string,
     { accessLevel: number; expiresAt: string | null } | null
@@ -18,22 +17,10 @@ export class ProjectStore {
     projectsVersion: RowVersion = () => null,
     membersVersion: RowVersion = () => null,
     /** Where its reads by key run: `Connection.prepared`. */
-    private readonly reads: Kysely<Database> = db,
+    reads: Kysely<Database> = db,
   ) {
-    this.cache = new RowCache(projectsVersion);
+    super(reads, 'projects', projectsVersion);
     this.levels = new RowCache(membersVersion);
-  }
-
-  byId(id: number): Promise<ProjectRow | undefined> {
-    return this.cache.get(id, () => rowBy(this.reads, 'projects', { id }));
-  }
-
-  byIds(ids: readonly number[]): Promise<ProjectRow[]> {
-    return this.cache.rows(
-      ids,
-      (missing) => rowsIn(this.reads, 'projects', 'id', missing),
-      (row) => row.id,
-    );
   }
 
   /** Case-insensitive full path (`group/sub/project`). */

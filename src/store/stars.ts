@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Viewer } from '../domain/visibility.js';
 import { contains, countRows } from './listing-sql.js';
+import { deleteBy, hasRow, insertOnce } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 
 /** Who starred a project, filtered as `GET /projects/:id/starrers` filters. */
@@ -28,33 +29,20 @@ export class StarStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Stars the project for the user; false when it was starred already. */
-  async add(userId: number, projectId: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .insertInto('project_stars')
-      .values({ user_id: userId, project_id: projectId, created_at: now })
-      .onConflict((oc) => oc.columns(['user_id', 'project_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  add(userId: number, projectId: number, now: number): Promise<boolean> {
+    const row = { user_id: userId, project_id: projectId, created_at: now };
+    return insertOnce(this.db, 'project_stars', row, ['user_id', 'project_id']);
   }
 
   /** Removes the user's star; false when there was none. */
   async remove(userId: number, projectId: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('project_stars')
-      .where('user_id', '=', userId)
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return (
+      (await deleteBy(this.db, 'project_stars', { user_id: userId, project_id: projectId })) > 0
+    );
   }
 
-  async has(userId: number, projectId: number): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('project_stars')
-      .select('user_id')
-      .where('user_id', '=', userId)
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    return row !== undefined;
+  has(userId: number, projectId: number): Promise<boolean> {
+    return hasRow(this.db, 'project_stars', { user_id: userId, project_id: projectId });
   }
 
   /** Star counts by project id (projects nobody starred are absent: 0). */

@@ -6,6 +6,7 @@
 import { type Kysely, expressionBuilder } from 'kysely';
 import type { Dialect } from './database.js';
 import { type NumberedListQuery, NumberedRows } from './numbered-rows.js';
+import { insertOnce } from './rows.js';
 import type { Database, MergeRequestRow } from './schema.js';
 
 export interface TrackedListQuery extends NumberedListQuery {
@@ -91,12 +92,8 @@ export class MergeRequestStore extends TrackedRows<'merge_requests'> {
   }
 
   /** Records an approval; false when this user had already approved (a racing retry). */
-  async approve(mergeRequestId: number, userId: number, now: number): Promise<boolean> {
-    const result = await this.db
-      .insertInto('merge_request_approvals')
-      .values({ merge_request_id: mergeRequestId, user_id: userId, created_at: now })
-      .onConflict((oc) => oc.columns(['merge_request_id', 'user_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  approve(mergeRequestId: number, userId: number, now: number): Promise<boolean> {
+    const row = { merge_request_id: mergeRequestId, user_id: userId, created_at: now };
+    return insertOnce(this.db, 'merge_request_approvals', row, ['merge_request_id', 'user_id']);
   }
 }

@@ -1,31 +1,17 @@
 import { type Kysely, sql } from 'kysely';
-import { RowCache, type RowVersion } from './row-cache.js';
-import { rowBy, rowByFolded, rowsIn, updateBy } from './rows.js';
+import type { RowVersion } from './row-cache.js';
+import { RowsById, rowByFolded, updateBy } from './rows.js';
 import type { Database, UserRow } from './schema.js';
 import { matchesNoRow } from './text.js';
 
-export class UserStore {
-  private readonly cache: RowCache<number, UserRow | undefined>;
-
+export class UserStore extends RowsById<'users'> {
   constructor(
     private readonly db: Kysely<Database>,
     rowVersion: RowVersion = () => null,
     /** Where its reads by key run: `Connection.prepared`. */
-    private readonly reads: Kysely<Database> = db,
+    reads: Kysely<Database> = db,
   ) {
-    this.cache = new RowCache(rowVersion);
-  }
-
-  byId(id: number): Promise<UserRow | undefined> {
-    return this.cache.get(id, () => rowBy(this.reads, 'users', { id }));
-  }
-
-  byIds(ids: readonly number[]): Promise<UserRow[]> {
-    return this.cache.rows(
-      ids,
-      (missing) => rowsIn(this.reads, 'users', 'id', missing),
-      (row) => row.id,
-    );
+    super(reads, 'users', rowVersion);
   }
 
   /** Case-insensitive, as GitLab looks usernames up. */

@@ -5,7 +5,7 @@ import { DEFAULT_ID_TOKEN_ALG, ID_TOKEN_ALGS } from '../domain/oidc.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import type { ApplicationView } from '../services/views.js';
-import { type PageContext, requireUser } from './guard.js';
+import { type PageContext, forUser } from './guard.js';
 import {
   type Html,
   breakableUrl,
@@ -165,14 +165,15 @@ function secretPage(
 export function applicationRoutes(app: FastifyInstance, services: Services): void {
   const { applications } = services.oauth;
 
-  app.get('/profile/applications', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const deleted = (request.query as { done?: string }).done === 'deleted';
-    const notice = deleted ? 'The application was deleted and its tokens revoked.' : null;
-    const apps = await applications.list(ctx.user.id);
-    return sendHtml(reply, 200, listPage(ctx, apps, EMPTY, [], notice));
-  });
+  app.get(
+    '/profile/applications',
+    forUser(services, async (ctx, request, reply) => {
+      const deleted = (request.query as { done?: string }).done === 'deleted';
+      const notice = deleted ? 'The application was deleted and its tokens revoked.' : null;
+      const apps = await applications.list(ctx.user.id);
+      return sendHtml(reply, 200, listPage(ctx, apps, EMPTY, [], notice));
+    }),
+  );
 
   /** The confirmation steps: a page that asks, whose form does the work. */
   const confirmations = {
@@ -201,46 +202,49 @@ export function applicationRoutes(app: FastifyInstance, services: Services): voi
     });
   }
 
-  app.post('/profile/applications', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const form: FormState = {
-      name: formValue(request.body, 'name') ?? '',
-      redirectUris: formValue(request.body, 'redirect_uri') ?? '',
-      scopes: formValues(request.body, 'scopes'),
-      confidential: formValue(request.body, 'confidential') === '1',
-      idTokenSignedResponseAlg:
-        formValue(request.body, 'id_token_signed_response_alg') ?? DEFAULT_ID_TOKEN_ALG,
-    };
-    try {
-      const { app: created, secret } = await applications.create(ctx.user.id, form);
-      return sendHtml(reply, 201, secretPage(ctx, created, secret, true));
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      const apps = await applications.list(ctx.user.id);
-      return sendHtml(reply, 422, listPage(ctx, apps, form, error.messages));
-    }
-  });
+  app.post(
+    '/profile/applications',
+    forUser(services, async (ctx, request, reply) => {
+      const form: FormState = {
+        name: formValue(request.body, 'name') ?? '',
+        redirectUris: formValue(request.body, 'redirect_uri') ?? '',
+        scopes: formValues(request.body, 'scopes'),
+        confidential: formValue(request.body, 'confidential') === '1',
+        idTokenSignedResponseAlg:
+          formValue(request.body, 'id_token_signed_response_alg') ?? DEFAULT_ID_TOKEN_ALG,
+      };
+      try {
+        const { app: created, secret } = await applications.create(ctx.user.id, form);
+        return sendHtml(reply, 201, secretPage(ctx, created, secret, true));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const apps = await applications.list(ctx.user.id);
+        return sendHtml(reply, 422, listPage(ctx, apps, form, error.messages));
+      }
+    }),
+  );
 
-  app.post('/profile/applications/:id/renew_secret', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const id = pathId(request.params);
-    const secret = id === null ? null : await applications.renewSecret(ctx.user.id, id);
-    const row = id === null ? undefined : await applications.byId(id);
-    if (secret === null || !row) {
-      return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
-    }
-    return sendHtml(reply, 200, secretPage(ctx, row, secret, false));
-  });
+  app.post(
+    '/profile/applications/:id/renew_secret',
+    forUser(services, async (ctx, request, reply) => {
+      const id = pathId(request.params);
+      const secret = id === null ? null : await applications.renewSecret(ctx.user.id, id);
+      const row = id === null ? undefined : await applications.byId(id);
+      if (secret === null || !row) {
+        return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
+      }
+      return sendHtml(reply, 200, secretPage(ctx, row, secret, false));
+    }),
+  );
 
-  app.post('/profile/applications/:id/delete', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const id = pathId(request.params);
-    if (id === null || !(await applications.delete(ctx.user.id, id))) {
-      return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
-    }
-    return reply.redirect(`${APPS}?done=deleted`, 303);
-  });
+  app.post(
+    '/profile/applications/:id/delete',
+    forUser(services, async (ctx, request, reply) => {
+      const id = pathId(request.params);
+      if (id === null || !(await applications.delete(ctx.user.id, id))) {
+        return sendHtml(reply, 404, errorPage('Not found', 'No such application.', ctx.nav));
+      }
+      return reply.redirect(`${APPS}?done=deleted`, 303);
+    }),
+  );
 }

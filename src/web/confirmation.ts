@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/container.js';
-import { requireUser } from './guard.js';
+import { forUser } from './guard.js';
 import { type Html, confirmPage, errorPage, sendHtml } from './html.js';
 import { pathId } from './path-id.js';
 
@@ -31,27 +31,28 @@ export function confirmationRoute(
   },
 ): void {
   const { base, action, text } = options;
-  app.get(`${base}/:id/${action}`, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const id = pathId(request.params);
-    const target = id === null ? undefined : await options.find(ctx.user.id, id);
-    if (!target) {
-      return sendHtml(reply, 404, errorPage('Not found', `No such ${options.missing}.`, ctx.nav));
-    }
-    return sendHtml(
-      reply,
-      200,
-      confirmPage({
-        title: text.title,
-        question: text.question(target.name),
-        consequence: text.consequence,
-        action: `${base}/${target.id}/${action}`,
-        button: text.button,
-        cancel: base,
-        csrf: ctx.csrf,
-        nav: ctx.nav,
-      }),
-    );
-  });
+  app.get(
+    `${base}/:id/${action}`,
+    forUser(services, async (ctx, request, reply) => {
+      const id = pathId(request.params);
+      const target = id === null ? undefined : await options.find(ctx.user.id, id);
+      if (!target) {
+        return sendHtml(reply, 404, errorPage('Not found', `No such ${options.missing}.`, ctx.nav));
+      }
+      return sendHtml(
+        reply,
+        200,
+        confirmPage({
+          title: text.title,
+          question: text.question(target.name),
+          consequence: text.consequence,
+          action: `${base}/${target.id}/${action}`,
+          button: text.button,
+          cancel: base,
+          csrf: ctx.csrf,
+          nav: ctx.nav,
+        }),
+      );
+    }),
+  );
 }

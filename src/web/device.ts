@@ -9,8 +9,9 @@ import { ThrottledError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
 import type { GuessSource, PendingDevice } from '../services/provider/device-authorization.js';
 import { DECISION_BUTTONS, scopeList } from './authorize.js';
-import { type PageContext, requireUser } from './guard.js';
-import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
+import { type PageContext, forUser } from './guard.js';
+import { type Html, csrfField, html, layout, sendHtml } from './html.js';
+import { codeFormPage } from './code-form.js';
 import { formValue } from './session.js';
 
 export const DEVICE_PATH = '/oauth/device';
@@ -18,31 +19,17 @@ const CONFIRM_PATH = '/oauth/device/confirm';
 export const INVALID_USER_CODE = 'That code is not valid, or it has expired or been used.';
 
 function codeForm(ctx: PageContext, userCode: string, errors: string[]): Html {
-  return layout(
-    'Connect a device',
-    html`<section class="card narrow">
-      <h1>Connect a device</h1>
-      <p>Enter the code shown on your device or in your terminal.</p>
-      ${messages(errors)}
-      <form method="post" action="${DEVICE_PATH}">
-        ${csrfField(ctx.csrf)}
-        <label
-          >Code
-          <input
-            name="user_code"
-            value="${userCode}"
-            autocomplete="off"
-            autocapitalize="characters"
-            spellcheck="false"
-            placeholder="XXXX-XXXX"
-            required
-            autofocus
-        /></label>
-        <button type="submit" class="primary">Continue</button>
-      </form>
-    </section>`,
-    ctx.nav,
-  );
+  return codeFormPage({
+    title: 'Connect a device',
+    lead: 'Enter the code shown on your device or in your terminal.',
+    action: DEVICE_PATH,
+    csrf: ctx.csrf,
+    errors,
+    input: html`name="user_code" value="${userCode}" autocomplete="off" autocapitalize="characters"
+    spellcheck="false" placeholder="XXXX-XXXX"`,
+    submit: 'Continue',
+    nav: ctx.nav,
+  });
 }
 
 function confirmPage(ctx: PageContext, pending: PendingDevice, ownerName: string): Html {
@@ -115,38 +102,41 @@ export function deviceRoutes(app: FastifyInstance, services: Services): void {
     }
   };
 
-  app.get(DEVICE_PATH, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const query = request.query as Record<string, unknown>;
-    const prefill = typeof query.user_code === 'string' ? query.user_code.slice(0, 32) : '';
-    return sendHtml(reply, 200, codeForm(ctx, prefill, []));
-  });
+  app.get(
+    DEVICE_PATH,
+    forUser(services, async (ctx, request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const prefill = typeof query.user_code === 'string' ? query.user_code.slice(0, 32) : '';
+      return sendHtml(reply, 200, codeForm(ctx, prefill, []));
+    }),
+  );
 
-  app.post(DEVICE_PATH, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const userCode = formValue(request.body, 'user_code') ?? '';
-    return guarded(reply, ctx, userCode, async () => {
-      const pending = await device.lookup(userCode, source(ctx, request));
-      if (!pending) return sendHtml(reply, 422, codeForm(ctx, userCode, [INVALID_USER_CODE]));
-      const owner = await services.oauth.accounts.username(pending.app.ownerId);
-      return sendHtml(reply, 200, confirmPage(ctx, pending, owner ?? 'unknown'));
-    });
-  });
-
-  app.post(CONFIRM_PATH, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const userCode = formValue(request.body, 'user_code') ?? '';
-    const approve = formValue(request.body, 'decision') === 'approve';
-    return guarded(reply, ctx, userCode, async () => {
-      const decided = await device.decide(userCode, source(ctx, request), {
-        approve,
-        authTime: ctx.session.signedInAt,
+  app.post(
+    DEVICE_PATH,
+    forUser(services, async (ctx, request, reply) => {
+      const userCode = formValue(request.body, 'user_code') ?? '';
+      return guarded(reply, ctx, userCode, async () => {
+        const pending = await device.lookup(userCode, source(ctx, request));
+        if (!pending) return sendHtml(reply, 422, codeForm(ctx, userCode, [INVALID_USER_CODE]));
+        const owner = await services.oauth.accounts.username(pending.app.ownerId);
+        return sendHtml(reply, 200, confirmPage(ctx, pending, owner ?? 'unknown'));
       });
-      if (!decided) return sendHtml(reply, 422, codeForm(ctx, '', [INVALID_USER_CODE]));
-      return sendHtml(reply, 200, resultPage(ctx, approve, decided.app.name));
-    });
-  });
+    }),
+  );
+
+  app.post(
+    CONFIRM_PATH,
+    forUser(services, async (ctx, request, reply) => {
+      const userCode = formValue(request.body, 'user_code') ?? '';
+      const approve = formValue(request.body, 'decision') === 'approve';
+      return guarded(reply, ctx, userCode, async () => {
+        const decided = await device.decide(userCode, source(ctx, request), {
+          approve,
+          authTime: ctx.session.signedInAt,
+        });
+        if (!decided) return sendHtml(reply, 422, codeForm(ctx, '', [INVALID_USER_CODE]));
+        return sendHtml(reply, 200, resultPage(ctx, approve, decided.app.name));
+      });
+    }),
+  );
 }

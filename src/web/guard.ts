@@ -81,3 +81,17 @@ export function formGuard(services: Services) {
     }
   };
 }
+
+/**
+ * A route of a signed-in user's page or form (`requireUser`): anyone else is sent to sign in, and
+ * `handle` runs with the user's page context.
+ */
+export function forUser<R>(
+  services: Services,
+  handle: (ctx: PageContext, request: FastifyRequest, reply: FastifyReply) => Promise<R>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<R | FastifyReply> => {
+    const ctx = await requireUser(services, request, reply);
+    return ctx ? handle(ctx, request, reply) : reply;
+  };
+}

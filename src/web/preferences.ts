@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidRecordError } from '../domain/errors.js';
 import type { CalendarSettingsView } from '../services/accounts/calendar-settings.js';
 import type { Services } from '../services/container.js';
-import { type PageContext, requireUser } from './guard.js';
+import { type PageContext, forUser } from './guard.js';
 import { csrfField, html, layout, messages, sendHtml } from './html.js';
 import { formValue, formValues } from './session.js';
 
@@ -63,33 +63,35 @@ function page(ctx: PageContext, settings: CalendarSettingsView, flash: ReturnTyp
 }
 
 export function preferenceRoutes(app: FastifyInstance, services: Services): void {
-  app.get(PAGE, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const settings = await services.calendarSettings.get(ctx.user.id);
-    const done = (request.query as { done?: string }).done === 'saved';
-    return sendHtml(
-      reply,
-      200,
-      page(ctx, settings, done ? messages(['Preferences saved.'], 'notice') : html``),
-    );
-  });
-
-  app.post(PAGE, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    // The checkbox follows its hidden 0: checked sends both, and the last one wins.
-    const include = formValues(request.body, 'include_private_contributions').at(-1) === '1';
-    try {
-      await services.calendarSettings.update(ctx.user.id, {
-        timeZone: formValue(request.body, 'timezone') ?? '',
-        includePrivateContributions: include,
-      });
-    } catch (error) {
-      if (!(error instanceof InvalidRecordError)) throw error;
+  app.get(
+    PAGE,
+    forUser(services, async (ctx, request, reply) => {
       const settings = await services.calendarSettings.get(ctx.user.id);
-      return sendHtml(reply, 400, page(ctx, settings, messages([error.message])));
-    }
-    return reply.redirect(`${PAGE}?done=saved`, 303);
-  });
+      const done = (request.query as { done?: string }).done === 'saved';
+      return sendHtml(
+        reply,
+        200,
+        page(ctx, settings, done ? messages(['Preferences saved.'], 'notice') : html``),
+      );
+    }),
+  );
+
+  app.post(
+    PAGE,
+    forUser(services, async (ctx, request, reply) => {
+      // The checkbox follows its hidden 0: checked sends both, and the last one wins.
+      const include = formValues(request.body, 'include_private_contributions').at(-1) === '1';
+      try {
+        await services.calendarSettings.update(ctx.user.id, {
+          timeZone: formValue(request.body, 'timezone') ?? '',
+          includePrivateContributions: include,
+        });
+      } catch (error) {
+        if (!(error instanceof InvalidRecordError)) throw error;
+        const settings = await services.calendarSettings.get(ctx.user.id);
+        return sendHtml(reply, 400, page(ctx, settings, messages([error.message])));
+      }
+      return reply.redirect(`${PAGE}?done=saved`, 303);
+    }),
+  );
 }

@@ -4,6 +4,7 @@ import { ThrottledError } from '../domain/errors.js';
 import type { Services } from '../services/container.js';
 import type { ActiveSession, SessionKey } from '../services/accounts/sessions.js';
 import { type Html, csrfField, html, layout, messages, sendHtml } from './html.js';
+import { codeFormPage } from './code-form.js';
 import {
   FORM_PURPOSE,
   clearSessionCookie,
@@ -56,27 +57,15 @@ function signInForm(
 }
 
 function otpForm(csrf: string, errors: string[]): Html {
-  return layout(
-    'Two-factor authentication',
-    html`<section class="card narrow">
-      <h1>Two-factor authentication</h1>
-      <p>Enter the code from your authenticator app, or one of your recovery codes.</p>
-      ${messages(errors)}
-      <form method="post" action="/users/two_factor">
-        ${csrfField(csrf)}
-        <label
-          >Code
-          <input
-            name="otp_attempt"
-            inputmode="numeric"
-            autocomplete="one-time-code"
-            required
-            autofocus
-        /></label>
-        <button type="submit" class="primary">Verify</button>
-      </form>
-    </section>`,
-  );
+  return codeFormPage({
+    title: 'Two-factor authentication',
+    lead: 'Enter the code from your authenticator app, or one of your recovery codes.',
+    action: '/users/two_factor',
+    csrf,
+    errors,
+    input: html`name="otp_attempt" inputmode="numeric" autocomplete="one-time-code"`,
+    submit: 'Verify',
+  });
 }
 
 /** A new session for the user; back to where the sign-in interrupted (always a local path). */

@@ -5,7 +5,7 @@ import { PERSONAL_TOKEN_SCOPES } from '../domain/scopes.js';
 import type { Services } from '../services/container.js';
 import { expiryInstant } from '../services/accounts/credentials.js';
 import type { PersonalTokenView } from '../services/views.js';
-import { type PageContext, requireUser } from './guard.js';
+import { type PageContext, forUser } from './guard.js';
 import {
   type Html,
   copyButton,
@@ -120,33 +120,35 @@ export function tokenRoutes(app: FastifyInstance, services: Services): void {
   const { accounts } = services.oauth;
   const now = () => services.clock.now();
 
-  app.get(TOKENS, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const rows = await accounts.listTokens(ctx.user.id);
-    const revoked = (request.query as { done?: string }).done === 'revoked';
-    const notice = revoked ? 'The token was revoked. It no longer works.' : null;
-    return sendHtml(reply, 200, tokensPage(ctx, rows, now(), null, EMPTY, [], notice));
-  });
+  app.get(
+    TOKENS,
+    forUser(services, async (ctx, request, reply) => {
+      const rows = await accounts.listTokens(ctx.user.id);
+      const revoked = (request.query as { done?: string }).done === 'revoked';
+      const notice = revoked ? 'The token was revoked. It no longer works.' : null;
+      return sendHtml(reply, 200, tokensPage(ctx, rows, now(), null, EMPTY, [], notice));
+    }),
+  );
 
-  app.post(TOKENS, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const form: TokenForm = {
-      name: formValue(request.body, 'name') ?? '',
-      scopes: formValues(request.body, 'scopes'),
-      expiresAt: formValue(request.body, 'expires_at') ?? '',
-    };
-    try {
-      const { token } = await accounts.createToken(ctx.user.id, form);
-      const rows = await accounts.listTokens(ctx.user.id);
-      return sendHtml(reply, 201, tokensPage(ctx, rows, now(), token, EMPTY, []));
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      const rows = await accounts.listTokens(ctx.user.id);
-      return sendHtml(reply, 422, tokensPage(ctx, rows, now(), null, form, error.messages));
-    }
-  });
+  app.post(
+    TOKENS,
+    forUser(services, async (ctx, request, reply) => {
+      const form: TokenForm = {
+        name: formValue(request.body, 'name') ?? '',
+        scopes: formValues(request.body, 'scopes'),
+        expiresAt: formValue(request.body, 'expires_at') ?? '',
+      };
+      try {
+        const { token } = await accounts.createToken(ctx.user.id, form);
+        const rows = await accounts.listTokens(ctx.user.id);
+        return sendHtml(reply, 201, tokensPage(ctx, rows, now(), token, EMPTY, []));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        const rows = await accounts.listTokens(ctx.user.id);
+        return sendHtml(reply, 422, tokensPage(ctx, rows, now(), null, form, error.messages));
+      }
+    }),
+  );
 
   confirmationRoute(app, services, {
     base: TOKENS,
@@ -163,12 +165,13 @@ export function tokenRoutes(app: FastifyInstance, services: Services): void {
     },
   });
 
-  app.post(`${TOKENS}/:id/revoke`, async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const id = pathId(request.params);
-    const ok = id !== null && (await accounts.revokeToken(ctx.user.id, id));
-    if (!ok) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
-    return reply.redirect(`${TOKENS}?done=revoked`, 303);
-  });
+  app.post(
+    `${TOKENS}/:id/revoke`,
+    forUser(services, async (ctx, request, reply) => {
+      const id = pathId(request.params);
+      const ok = id !== null && (await accounts.revokeToken(ctx.user.id, id));
+      if (!ok) return sendHtml(reply, 404, errorPage('Not found', 'No such token.', ctx.nav));
+      return reply.redirect(`${TOKENS}?done=revoked`, 303);
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 /** `/profile/two_factor_auth`: enrol a TOTP app (secret as text and QR), confirm, disable. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/container.js';
-import { type PageContext, requireUser } from './guard.js';
+import { type PageContext, forUser } from './guard.js';
 import { type Html, csrfField, html, layout, messages, sendHtml, trusted } from './html.js';
 import { formValue } from './session.js';
 
@@ -62,32 +62,35 @@ function enrolPage(
 export function twoFactorRoutes(app: FastifyInstance, services: Services): void {
   const { twoFactor } = services.oauth;
 
-  app.get('/profile/two_factor_auth', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    if (ctx.user.twoFactorEnabled) return sendHtml(reply, 200, enabledPage(ctx, null, []));
-    return sendHtml(reply, 200, enrolPage(ctx, await twoFactor.enrolment(ctx.user.id), []));
-  });
+  app.get(
+    '/profile/two_factor_auth',
+    forUser(services, async (ctx, request, reply) => {
+      if (ctx.user.twoFactorEnabled) return sendHtml(reply, 200, enabledPage(ctx, null, []));
+      return sendHtml(reply, 200, enrolPage(ctx, await twoFactor.enrolment(ctx.user.id), []));
+    }),
+  );
 
-  app.post('/profile/two_factor_auth', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    if (ctx.user.twoFactorEnabled) return reply.redirect('/profile/two_factor_auth', 303);
-    const codes = await twoFactor.enable(ctx.user.id, formValue(request.body, 'pin_code') ?? '');
-    if (!codes) {
-      const enrolment = await twoFactor.enrolment(ctx.user.id);
-      return sendHtml(reply, 422, enrolPage(ctx, enrolment, ['Invalid code. Try again.']));
-    }
-    return sendHtml(reply, 200, enabledPage(ctx, codes, []));
-  });
+  app.post(
+    '/profile/two_factor_auth',
+    forUser(services, async (ctx, request, reply) => {
+      if (ctx.user.twoFactorEnabled) return reply.redirect('/profile/two_factor_auth', 303);
+      const codes = await twoFactor.enable(ctx.user.id, formValue(request.body, 'pin_code') ?? '');
+      if (!codes) {
+        const enrolment = await twoFactor.enrolment(ctx.user.id);
+        return sendHtml(reply, 422, enrolPage(ctx, enrolment, ['Invalid code. Try again.']));
+      }
+      return sendHtml(reply, 200, enabledPage(ctx, codes, []));
+    }),
+  );
 
-  app.post('/profile/two_factor_auth/disable', async (request, reply) => {
-    const ctx = await requireUser(services, request, reply);
-    if (!ctx) return reply;
-    const password = formValue(request.body, 'current_password') ?? '';
-    if (!(await twoFactor.disable(ctx.user.id, password))) {
-      return sendHtml(reply, 422, enabledPage(ctx, null, ['Invalid password.']));
-    }
-    return reply.redirect('/profile/two_factor_auth', 303);
-  });
+  app.post(
+    '/profile/two_factor_auth/disable',
+    forUser(services, async (ctx, request, reply) => {
+      const password = formValue(request.body, 'current_password') ?? '';
+      if (!(await twoFactor.disable(ctx.user.id, password))) {
+        return sendHtml(reply, 422, enabledPage(ctx, null, ['Invalid password.']));
+      }
+      return reply.redirect('/profile/two_factor_auth', 303);
+    }),
+  );
 }

@@ -10,27 +10,32 @@ import type { IssueDetail } from './issues.js';
 import type { MergeRequestDetail } from './merge-requests.js';
 
 /** `project`: the one they all belong to, when the caller has it; else each row's is read. */
-export async function issueDetails(
-  store: Store,
-  rows: IssueRow[],
-  project: ProjectRow | null,
-): Promise<IssueDetail[]> {
-  const parts = await relatedParts(store, 'Issue', rows, project);
-  return rows.map((row) => ({ issue: issueView(row), ...parts.shared(row) }));
-}
+export const issueDetails = detailsOf('Issue', (row: IssueRow, parts): IssueDetail => ({
+  issue: issueView(row),
+  ...parts.shared(row),
+}));
 
 /** `project`: the one they all belong to, when the caller has it; else each row's is read. */
-export async function mergeRequestDetails(
-  store: Store,
-  rows: MergeRequestRow[],
-  project: ProjectRow | null,
-): Promise<MergeRequestDetail[]> {
-  const parts = await relatedParts(store, 'MergeRequest', rows, project);
-  return rows.map((row) => ({
+export const mergeRequestDetails = detailsOf(
+  'MergeRequest',
+  (row: MergeRequestRow, parts): MergeRequestDetail => ({
     mergeRequest: mergeRequestView(row),
     ...parts.shared(row),
     mergedBy: parts.user(row.merged_by_id),
-  }));
+  }),
+);
+
+type Parts = Awaited<ReturnType<typeof relatedParts>>;
+
+/** The details of a batch of one kind: what the rows name is read once, then each row's detail. */
+function detailsOf<R extends IssueRow | MergeRequestRow, D>(
+  type: 'Issue' | 'MergeRequest',
+  detail: (row: R, parts: Parts) => D,
+) {
+  return async (store: Store, rows: R[], project: ProjectRow | null): Promise<D[]> => {
+    const parts = await relatedParts(store, type, rows, project);
+    return rows.map((row) => detail(row, parts));
+  };
 }
 
 async function relatedParts(

@@ -17,6 +17,9 @@ export type ProjectScope = Pick<
   'namespace' | 'namespaceTree' | 'contributor' | 'starredBy'
 >;
 
+/** Which of a user's project lists: in their namespace, contributed to, starred. */
+export type UserProjects = 'own' | 'contributed' | 'starred';
+
 export class ProjectDirectory {
   constructor(
     private readonly store: Store,
@@ -28,58 +31,25 @@ export class ProjectDirectory {
     return this.list(p, viewer, slice, {}, user);
   }
 
-  /** `GET /users/:id/projects`: the projects in the user's own namespace. */
+  /**
+   * A user's projects (`GET /users/:id/projects`, the ones in their own namespace), those they
+   * wrote an event in (`contributed_projects`) or starred (`starred_projects`), that the viewer
+   * can read. Contributions and stars are nothing for a profile the viewer may not read (private
+   * or blocked), as GitLab's finders answer.
+   */
   async ofUser(
+    whose: UserProjects,
     idOrUsername: string,
     p: ProjectListParams,
     viewer: Viewer | null,
     slice: Slice,
     me?: UserView,
-  ) {
-    const owner = await this.users.byIdOrUsername(idOrUsername);
-    return this.list(p, viewer, slice, { namespace: owner.username }, me);
-  }
-
-  /**
-   * `GET /users/:id/starred_projects`: the projects the user starred that the viewer can read.
-   * Nothing for a profile the viewer may not read, as GitLab's StarredProjectsFinder answers.
-   */
-  async starredBy(
-    idOrUsername: string,
-    p: ProjectListParams,
-    viewer: Viewer | null,
-    slice: Slice,
-    me?: UserView,
-  ): Promise<Listed<ListedProject>> {
-    return this.ofProfile(idOrUsername, viewer, (owner) =>
-      this.list(p, viewer, slice, { starredBy: [owner.id] }, me),
-    );
-  }
-
-  /**
-   * `GET /users/:id/contributed_projects`: projects in which the user wrote an event. Nothing for
-   * a profile the viewer may not read (private or blocked), as GitLab's finder answers.
-   */
-  async contributedBy(
-    idOrUsername: string,
-    p: ProjectListParams,
-    viewer: Viewer | null,
-    slice: Slice,
-    me?: UserView,
-  ): Promise<Listed<ListedProject>> {
-    return this.ofProfile(idOrUsername, viewer, (owner) =>
-      this.list(p, viewer, slice, { contributor: owner.id }, me),
-    );
-  }
-
-  /** A listing of a user's own (`list`), or nothing for a profile the viewer may not read. */
-  private async ofProfile(
-    idOrUsername: string,
-    viewer: Viewer | null,
-    list: (owner: UserView) => Promise<Listed<ListedProject>>,
   ): Promise<Listed<ListedProject>> {
     const owner = await this.users.byIdOrUsername(idOrUsername);
-    return canReadUserProfile(owner, viewer) ? list(owner) : { items: [], total: 0, nextId: null };
+    if (whose === 'own') return this.list(p, viewer, slice, { namespace: owner.username }, me);
+    if (!canReadUserProfile(owner, viewer)) return { items: [], total: 0, nextId: null };
+    const scope = whose === 'starred' ? { starredBy: [owner.id] } : { contributor: owner.id };
+    return this.list(p, viewer, slice, scope, me);
   }
 
   /** One page of the projects in `scope` the viewer can read, filtered as asked. */

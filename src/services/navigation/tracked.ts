@@ -1,25 +1,37 @@
 /** Issues and merge requests across every project the viewer can read them in. */
 import type { Viewer } from '../../domain/visibility.js';
 import type { TrackedAcrossQuery } from '../../store/navigation.js';
+import type { IssueRow, MergeRequestRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
+import type { TrackedListing } from '../../store/tracked-listing.js';
 import type { IssueDetail } from '../content/issues.js';
 import type { MergeRequestDetail } from '../content/merge-requests.js';
 import { issueDetails, mergeRequestDetails } from '../content/issuable-details.js';
 import type { Listed, Slice, TrackedListParams } from './lists.js';
+
+/** One kind of cross-project list: its page of rows and their total, and the rows as details. */
+interface Kind<R, T> {
+  read(tracked: TrackedListing, query: TrackedAcrossQuery): Promise<[R[], number]>;
+  details(store: Store, rows: R[], project: null): Promise<T[]>;
+}
+
+const ISSUES: Kind<IssueRow, IssueDetail> = {
+  read: (tracked, query) => Promise.all([tracked.issues(query), tracked.countIssues(query)]),
+  details: issueDetails,
+};
+
+const MERGE_REQUESTS: Kind<MergeRequestRow, MergeRequestDetail> = {
+  read: (tracked, query) =>
+    Promise.all([tracked.mergeRequests(query), tracked.countMergeRequests(query)]),
+  details: mergeRequestDetails,
+};
 
 export class TrackedAcross {
   constructor(private readonly store: Store) {}
 
   /** `GET /issues`: across every project the viewer can read, confidential ones as GitLab shows them. */
   issues(p: TrackedListParams, viewer: Viewer | null, slice: Slice): Promise<Listed<IssueDetail>> {
-    const { tracked } = this.store.navigation;
-    return this.listed(
-      p,
-      viewer,
-      slice,
-      (query) => Promise.all([tracked.issues(query), tracked.countIssues(query)]),
-      (rows) => issueDetails(this.store, rows, null),
-    );
+    return this.listed(ISSUES, p, viewer, slice);
   }
 
   /** `GET /merge_requests`: across every project the viewer can read them in. */
@@ -28,28 +40,20 @@ export class TrackedAcross {
     viewer: Viewer | null,
     slice: Slice,
   ): Promise<Listed<MergeRequestDetail>> {
-    const { tracked } = this.store.navigation;
-    return this.listed(
-      p,
-      viewer,
-      slice,
-      (query) => Promise.all([tracked.mergeRequests(query), tracked.countMergeRequests(query)]),
-      (rows) => mergeRequestDetails(this.store, rows, null),
-    );
+    return this.listed(MERGE_REQUESTS, p, viewer, slice);
   }
 
   /** A page of one kind: its rows and total, each row as its detail. */
   private async listed<R, T>(
+    kind: Kind<R, T>,
     p: TrackedListParams,
     viewer: Viewer | null,
     slice: Slice,
-    read: (query: TrackedAcrossQuery) => Promise<[R[], number]>,
-    details: (rows: R[]) => Promise<T[]>,
   ): Promise<Listed<T>> {
     const query = this.trackedQuery(p, viewer, slice);
     if (!query) return { items: [], total: 0 };
-    const [rows, total] = await read(query);
-    return { items: await details(rows), total };
+    const [rows, total] = await kind.read(this.store.navigation.tracked, query);
+    return { items: await kind.details(this.store, rows, null), total };
   }
 
   /**
