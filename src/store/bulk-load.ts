@@ -1,10 +1,8 @@
 /** Bulk loads (import, seed) with the per-row and per-batch tally work set aside. */
 import { type Kysely, sql } from 'kysely';
+import { lockEvents } from './events-lock.js';
 import type { Database } from './schema.js';
 import { RETALLY, SQLITE_TALLY_TRIGGER_PREFIX, TALLY_TABLES } from './tallies.js';
-
-/** The events lock of migration 010: every writer of events and tallies holds it. */
-const EVENTS_LOCK_KEY = 7_062_091_135_457_391n;
 
 /**
  * PostgreSQL's statement triggers that add inserted events to the tallies (migrations 017, 018).
@@ -58,7 +56,7 @@ async function bulkLoadPostgres<T>(trx: Kysely<Database>, run: () => Promise<T>)
   for (const name of names) {
     await sql.raw(`ALTER TABLE events DISABLE TRIGGER ${name}`).execute(trx);
   }
-  await sql`SELECT pg_advisory_xact_lock(${sql.raw(EVENTS_LOCK_KEY.toString())})`.execute(trx);
+  await lockEvents(trx);
   const result = await run();
   for (const name of names) await sql.raw(`ALTER TABLE events ENABLE TRIGGER ${name}`).execute(trx);
   await retally(trx);

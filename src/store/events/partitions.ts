@@ -9,6 +9,7 @@
  * function here is a no-op there.
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { lockEvents } from '../events-lock.js';
 import type { Database } from '../schema.js';
 import type { EventContext } from './query.js';
 
@@ -18,8 +19,6 @@ export const PARTITION_IDS = 1_000_000;
 export const PARTITIONS_AHEAD = 2;
 /** Partition management of several processes goes one at a time ("pulsegate parts", folded). */
 const PARTITIONS_LOCK_KEY = 7_062_091_135_457_392n;
-/** The events lock of migration 010: every writer of events and tallies holds it. */
-const EVENTS_LOCK_KEY = 7_062_091_135_457_391n;
 /** A partition change waits this long for the tables' locks, then gives up until the next run. */
 const LOCK_TIMEOUT = '5s';
 
@@ -216,7 +215,7 @@ async function dropIfExpired(
       .execute(trx);
   }
   await lockAsAppendsDo(trx);
-  await sql`SELECT pg_advisory_xact_lock(${sql.raw(EVENTS_LOCK_KEY.toString())})`.execute(trx);
+  await lockEvents(trx);
   if (n > 0) {
     // Confidentiality is read under the events lock, as its own trigger reads it (migration 018).
     await sql`
