@@ -3,7 +3,8 @@
  * user, a listing's mark) is served by the first turn reading sent after it came, not a reading
  * each (store/per-turn.ts). Carried to the store by the async context, never by a parameter.
  * GET and HEAD read as of arrival throughout; other requests read as of now (they see their own
- * writes) except where a face says its work only reads (`readsAsOfArrival`).
+ * writes) except where a face says its work only reads (`readsAsOfArrival`). A WebSocket upgrade
+ * reads as of now: its subscriptions live on for hours, and no response ends it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReadStamp, Services } from '../services/container.js';
@@ -21,7 +22,8 @@ export function establishReadContext(app: FastifyInstance, services: Services): 
   // A callback hook that runs the rest of the request inside the context it enters.
   app.addHook('onRequest', (request, _reply, done) => {
     request.readStamp = services.reads.stamp();
-    if (request.method === 'GET' || request.method === 'HEAD') {
+    const upgrade = request.headers.upgrade !== undefined;
+    if ((request.method === 'GET' || request.method === 'HEAD') && !upgrade) {
       services.reads.asOf(request.readStamp, done);
     } else {
       done();

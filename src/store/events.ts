@@ -13,7 +13,7 @@ import { memberProjects } from './events/memberships.js';
 import type { EventContext, EventQuery, EventWindow, Memberships } from './events/query.js';
 import { dropExpiredPartitions, ensurePartitions, partitions } from './events/partitions.js';
 import { idAt, list, since } from './events/walks.js';
-import { followedUsers, starredProjects } from './events/social.js';
+import { type StarredProject, followedUsers, starredProjects } from './events/social.js';
 import type { Viewer } from '../domain/visibility.js';
 import { type PruneOptions, pruneBefore, prunePlan } from './events/prune.js';
 
@@ -37,9 +37,19 @@ export class EventStore {
     membershipsVersion: RowVersion = () => null,
     turnReading?: SharedRead<TurnReading>,
     prepared: Kysely<Database> = db,
+    /** What the starred and followed sets depend on: stars, follows, projects, members, users. */
+    socialVersion: RowVersion = () => null,
   ) {
-    const members = new RowCache<number, Memberships>(membershipsVersion);
-    this.ctx = { db, prepared, dialect, members, walkChoices: new Map(), turnReading };
+    this.ctx = {
+      db,
+      prepared,
+      dialect,
+      members: new RowCache<number, Memberships>(membershipsVersion),
+      starred: new RowCache<string, StarredProject[]>(socialVersion),
+      followed: new RowCache<string, number[]>(socialVersion),
+      walkChoices: new Map(),
+      turnReading,
+    };
   }
 
   head = () => heads.head(this.ctx);

@@ -3,9 +3,15 @@
  * when their table's change counter (migration 015, database.ts `rowVersion`) moves.
  */
 
-/** Tables with change counters (migration 015). */
+/** Tables with change counters (migrations 015, 028). */
 export type CountedTable =
-  'users' | 'projects' | 'project_members' | 'personal_access_tokens' | 'oauth_access_tokens';
+  | 'users'
+  | 'projects'
+  | 'project_members'
+  | 'personal_access_tokens'
+  | 'oauth_access_tokens'
+  | 'project_stars'
+  | 'user_follows';
 
 /** PostgreSQL's single counter for all of them, named in `row_versions`. */
 export const ALL_TABLES = 'all';

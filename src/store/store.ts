@@ -83,6 +83,7 @@ export class Store {
       conn.rowVersion(['project_members', 'projects']),
       conn.turnReading,
       prepared,
+      conn.rowVersion(['project_stars', 'user_follows', 'projects', 'project_members', 'users']),
     );
     this.users = new UserStore(db, conn.rowVersion(['users']), prepared);
     this.projects = new ProjectStore(

@@ -78,6 +78,12 @@ export interface EventContext {
   dialect: 'sqlite' | 'postgres';
   /** A user's memberships with their expiry days, kept while memberships and projects stand. */
   members: RowCache<number, Memberships>;
+  /**
+   * A viewer's readable starred projects (by viewer and day) and followed users, kept while
+   * stars, follows, projects, memberships and users stand (social.ts).
+   */
+  starred: RowCache<string, StarredProject[]>;
+  followed: RowCache<string, number[]>;
   /** Walk choices kept a while (`keptChoice`): one joined walk or merged ones, by listing and viewer. */
   walkChoices: Map<string, { joined: boolean; until: number }>;
   /** PostgreSQL outside a transaction: the shared reading the head comes from. */

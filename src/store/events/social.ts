@@ -26,7 +26,16 @@ export interface StarredProject {
 export const MAX_SOCIAL_PARTS = 500;
 
 /** The projects `viewer` starred and may read on `day`, in project id order. */
-export async function starredProjects(
+export function starredProjects(
+  ctx: EventContext,
+  viewer: Viewer,
+  day: string,
+): Promise<StarredProject[]> {
+  const key = `${viewer.userId}:${viewer.admin}:${day}`;
+  return ctx.starred.get(key, () => readStarredProjects(ctx, viewer, day));
+}
+
+async function readStarredProjects(
   ctx: EventContext,
   viewer: Viewer,
   day: string,
@@ -55,7 +64,11 @@ export async function starredProjects(
  * The users `viewer` follows whose profile they may read (a private or blocked profile's events
  * are not listed, as `/users/:id/events` answers `[]` for it), in id order.
  */
-export async function followedUsers(ctx: EventContext, viewer: Viewer): Promise<number[]> {
+export function followedUsers(ctx: EventContext, viewer: Viewer): Promise<number[]> {
+  return ctx.followed.get(`${viewer.userId}:${viewer.admin}`, () => readFollowedUsers(ctx, viewer));
+}
+
+async function readFollowedUsers(ctx: EventContext, viewer: Viewer): Promise<number[]> {
   const rows = await ctx.prepared
     .selectFrom('user_follows as f')
     .innerJoin('users as u', 'u.id', 'f.followee_id')

@@ -29,6 +29,7 @@ import * as starsFollows from './024_stars_follows.js';
 import * as userCalendarSettings from './025_user_calendar_settings.js';
 import * as bigintIds from './026_bigint_ids.js';
 import * as eventPartitions from './027_event_partitions.js';
+import * as socialRowVersions from './028_social_row_versions.js';
 import type { MigrationContext } from './helpers.js';
 
 export interface CodeMigration {
@@ -63,4 +64,5 @@ export const MIGRATIONS: CodeMigration[] = [
   { name: '025_user_calendar_settings', up: userCalendarSettings.up },
   { name: '026_bigint_ids', up: bigintIds.up },
   { name: '027_event_partitions', up: eventPartitions.up },
+  { name: '028_social_row_versions', up: socialRowVersions.up },
 ];
