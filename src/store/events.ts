@@ -13,7 +13,12 @@ import { memberProjects } from './events/memberships.js';
 import type { EventContext, EventQuery, EventWindow, Memberships } from './events/query.js';
 import { dropExpiredPartitions, ensurePartitions, partitions } from './events/partitions.js';
 import { idAt, list, since } from './events/walks.js';
-import { type StarredProject, followedUsers, starredProjects } from './events/social.js';
+import {
+  type FollowedSet,
+  type StarredSet,
+  followedUsers,
+  starredProjects,
+} from './events/social.js';
 import type { Viewer } from '../domain/visibility.js';
 import { type PruneOptions, pruneBefore, prunePlan } from './events/prune.js';
 
@@ -45,8 +50,8 @@ export class EventStore {
       prepared,
       dialect,
       members: new RowCache<number, Memberships>(membershipsVersion),
-      starred: new RowCache<string, StarredProject[]>(socialVersion),
-      followed: new RowCache<string, number[]>(socialVersion),
+      starred: new RowCache<string, StarredSet>(socialVersion),
+      followed: new RowCache<string, FollowedSet>(socialVersion),
       walkChoices: new Map(),
       turnReading,
     };

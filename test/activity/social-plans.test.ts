@@ -93,14 +93,19 @@ for (const dialect of DIALECTS) {
           const f = JSON.stringify(filter);
           out.push([
             `starred ${f}`,
-            { source: { kind: 'starred', userId: readerId, projects }, filter, viewer, upTo: head },
+            {
+              source: { kind: 'starred', userId: readerId, projects, set: `s${f}` },
+              filter,
+              viewer,
+              upTo: head,
+            },
             holding(filter.action, (i) => i % 3).size,
           ]);
           const followees = authors.slice(0, 4);
           out.push([
             `followed ${f}`,
             {
-              source: { kind: 'followed', userId: readerId, followees },
+              source: { kind: 'followed', userId: readerId, followees, set: `f${f}` },
               filter,
               viewer,
               upTo: head,

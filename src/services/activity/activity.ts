@@ -313,12 +313,12 @@ export class ActivityService {
     const userId = viewer.userId;
     // Starred and followed listings carry the set they were read with (store/events/social.ts).
     if (source.scope === 'starred') {
-      const projects = await this.store.events.starredProjects(viewer, this.day());
-      return query({ kind: 'starred', userId, projects });
+      const starred = await this.store.events.starredProjects(viewer, this.day());
+      return query({ kind: 'starred', userId, ...starred });
     }
     if (source.scope === 'followed') {
-      const followees = await this.store.events.followedUsers(viewer);
-      return query({ kind: 'followed', userId, followees });
+      const followed = await this.store.events.followedUsers(viewer);
+      return query({ kind: 'followed', userId, ...followed });
     }
     return query({ kind: source.scope === 'all' ? 'memberships' : 'author', userId });
   }

@@ -4,7 +4,6 @@
  * (docs/listing-caches.md, "Bringing an entry forward"). A forwarded entry is a new object, so a
  * request answers from the entry it started with: every number of one answer describes one moment.
  */
-import { createHash } from 'node:crypto';
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
 import { type EventQuery, dayOf } from '../../store/events.js';
@@ -362,8 +361,14 @@ interface Spanned {
  */
 function socialSet(q: EventQuery): string {
   const { source } = q;
-  if (source.kind !== 'starred' && source.kind !== 'followed') return '';
-  return `:s${createHash('sha256').update(JSON.stringify(source)).digest('base64url').slice(0, 16)}`;
+  return source.kind === 'starred' || source.kind === 'followed' ? `:s${source.set}` : '';
+}
+
+/** A listing's source in its key: a starred or followed set by its digest, not its members. */
+function sourceKey(source: EventQuery['source']): string {
+  if (source.kind === 'starred' || source.kind === 'followed')
+    return `${source.kind}:${source.userId}:${source.set}`;
+  return JSON.stringify(source);
 }
 
 /** The part of a listing's filter the change feed keeps newest ids by. */
@@ -478,7 +483,7 @@ export async function seek(
 export function listingKey(q: EventQuery): string {
   const f = q.filter;
   return [
-    JSON.stringify(q.source),
+    sourceKey(q.source),
     // The day judges the viewer's memberships (a project source's level is judged already).
     q.viewer ? `${q.viewer.userId}:${q.viewer.admin ? 1 : 0}:${dayOf(q)}` : '-',
     f.action ?? '',

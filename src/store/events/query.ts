@@ -4,7 +4,7 @@ import type { EventFilter } from '../../domain/filters.js';
 import { membershipDay } from '../../domain/membership-expiry.js';
 import type { Viewer } from '../../domain/visibility.js';
 import type { SharedRead } from '../per-turn.js';
-import type { StarredProject } from './social.js';
+import type { FollowedSet, StarredProject, StarredSet } from './social.js';
 import type { RowCache } from '../row-cache.js';
 import type { Database } from '../schema.js';
 import type { TurnReading } from '../turn-reading.js';
@@ -26,9 +26,9 @@ export type EventSource =
   /** Events, by anyone, in every project the user is a member of (REST `scope=all`). */
   | { kind: 'memberships'; userId: number }
   /** Events in the projects the user starred and may read (REST `scope=starred`; social.ts). */
-  | { kind: 'starred'; userId: number; projects: readonly StarredProject[] }
+  | { kind: 'starred'; userId: number; projects: readonly StarredProject[]; set: string }
   /** Events by the users the user follows, in projects they may read (REST `scope=followed`). */
-  | { kind: 'followed'; userId: number; followees: readonly number[] };
+  | { kind: 'followed'; userId: number; followees: readonly number[]; set: string };
 
 export interface EventQuery {
   source: EventSource;
@@ -82,8 +82,8 @@ export interface EventContext {
    * A viewer's readable starred projects (by viewer and day) and followed users, kept while
    * stars, follows, projects, memberships and users stand (social.ts).
    */
-  starred: RowCache<string, StarredProject[]>;
-  followed: RowCache<string, number[]>;
+  starred: RowCache<string, StarredSet>;
+  followed: RowCache<string, FollowedSet>;
   /** Walk choices kept a while (`keptChoice`): one joined walk or merged ones, by listing and viewer. */
   walkChoices: Map<string, { joined: boolean; until: number }>;
   /** PostgreSQL outside a transaction: the shared reading the head comes from. */

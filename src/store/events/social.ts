@@ -4,6 +4,7 @@
  * it was resolved with in its source, so the set is part of its key and mark: a star or a follow
  * taken or dropped makes another listing, in every process, at once.
  */
+import { createHash } from 'node:crypto';
 import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/visibility.js';
 import { sql } from 'kysely';
 import { type Visibility, actionCode } from '../../domain/vocabulary.js';
@@ -20,6 +21,24 @@ export interface StarredProject {
 }
 
 /**
+ * A viewer's readable starred projects or followed users, read once per change of what they
+ * depend on, with `set`: a digest naming these exact members, so a listing's key and mark name its
+ * set without hashing hundreds of ids on every request.
+ */
+export interface StarredSet {
+  projects: readonly StarredProject[];
+  set: string;
+}
+export interface FollowedSet {
+  followees: readonly number[];
+  set: string;
+}
+
+function digest(members: unknown): string {
+  return createHash('sha256').update(JSON.stringify(members)).digest('base64url').slice(0, 16);
+}
+
+/**
  * Above this many sources a starred or followed listing is one joined walk. SQLite refuses a
  * compound SELECT of more than 500 terms; GitLab's 300 follows fit, and so do 500 stars.
  */
@@ -30,7 +49,7 @@ export function starredProjects(
   ctx: EventContext,
   viewer: Viewer,
   day: string,
-): Promise<StarredProject[]> {
+): Promise<StarredSet> {
   const key = `${viewer.userId}:${viewer.admin}:${day}`;
   return ctx.starred.get(key, () => readStarredProjects(ctx, viewer, day));
 }
@@ -39,7 +58,7 @@ async function readStarredProjects(
   ctx: EventContext,
   viewer: Viewer,
   day: string,
-): Promise<StarredProject[]> {
+): Promise<StarredSet> {
   const rows = await ctx.prepared
     .selectFrom('project_stars as s')
     .innerJoin('projects as p', 'p.id', 's.project_id')
@@ -47,7 +66,7 @@ async function readStarredProjects(
     .where('s.user_id', '=', viewer.userId)
     .orderBy('s.project_id')
     .execute();
-  if (rows.length === 0) return [];
+  if (rows.length === 0) return { projects: [], set: digest([]) };
   const levels = new Map(
     (await memberProjects(ctx, viewer.userId, day)).map((m) => [m.projectId, m.accessLevel]),
   );
@@ -57,18 +76,18 @@ async function readStarredProjects(
     if (!canReadProject(row.visibility as Visibility, viewer, accessLevel)) continue;
     starred.push({ projectId: row.project_id, visibility: row.visibility, accessLevel });
   }
-  return starred;
+  return { projects: starred, set: digest(starred) };
 }
 
 /**
  * The users `viewer` follows whose profile they may read (a private or blocked profile's events
  * are not listed, as `/users/:id/events` answers `[]` for it), in id order.
  */
-export function followedUsers(ctx: EventContext, viewer: Viewer): Promise<number[]> {
+export function followedUsers(ctx: EventContext, viewer: Viewer): Promise<FollowedSet> {
   return ctx.followed.get(`${viewer.userId}:${viewer.admin}`, () => readFollowedUsers(ctx, viewer));
 }
 
-async function readFollowedUsers(ctx: EventContext, viewer: Viewer): Promise<number[]> {
+async function readFollowedUsers(ctx: EventContext, viewer: Viewer): Promise<FollowedSet> {
   const rows = await ctx.prepared
     .selectFrom('user_follows as f')
     .innerJoin('users as u', 'u.id', 'f.followee_id')
@@ -76,7 +95,7 @@ async function readFollowedUsers(ctx: EventContext, viewer: Viewer): Promise<num
     .where('f.follower_id', '=', viewer.userId)
     .orderBy('u.id')
     .execute();
-  return rows
+  const followees = rows
     .filter((u) =>
       canReadUserProfile(
         { id: u.id, state: u.state, privateProfile: Boolean(u.private_profile) },
@@ -84,6 +103,7 @@ async function readFollowedUsers(ctx: EventContext, viewer: Viewer): Promise<num
       ),
     )
     .map((u) => u.id);
+  return { followees, set: digest(followees) };
 }
 
 /**
@@ -180,7 +200,9 @@ async function joinedIsCheaper(
   const { source, viewer, upTo } = q;
   if (upTo === undefined || ids.length === 0) return false;
   const { action, targetType } = q.filter;
-  const key = `${source.kind}:${viewer?.userId ?? ''}:${action ?? ''}:${targetType ?? ''}:${ids.join(',')}`;
+  // The viewer's set (its digest) and filter decide which sources are narrowed to.
+  const set = source.kind === 'starred' || source.kind === 'followed' ? source.set : '';
+  const key = `${source.kind}:${viewer?.userId ?? ''}:${action ?? ''}:${targetType ?? ''}:${set}`;
   const kept = keptChoice(ctx, key);
   if (kept !== undefined) return kept;
   const column = source.kind === 'starred' ? 't.project_id' : 't.author_id';
