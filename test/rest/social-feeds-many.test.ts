@@ -163,6 +163,51 @@ for (const dialect of DIALECTS) {
       await pages('followed', newestFirst(byAuthor, users.slice(0, 300)));
     });
 
+    it('an event in one of hundreds of sources changes that feed at once, one elsewhere does not', async () => {
+      const get = (scope: string, etag?: string) =>
+        fetch(`${server.url}/api/v4/events?scope=${scope}&per_page=5`, {
+          headers: { 'private-token': token, ...(etag ? { 'if-none-match': etag } : {}) },
+        });
+      const tags = new Map<string, string>();
+      for (const scope of ['starred', 'followed']) {
+        const response = await get(scope);
+        assert.equal(response.status, 200);
+        tags.set(scope, response.headers.get('etag')!);
+      }
+      // Elsewhere: neither feed's tag moves (the change feed now holds one project and author).
+      const outsider = await server.store.db
+        .selectFrom('projects')
+        .select(['id', 'creator_id'])
+        .where('full_path', '=', 'other/elsewhere')
+        .executeTakeFirstOrThrow();
+      await insertEvents(server.store, [
+        {
+          projectId: outsider.id,
+          authorId: outsider.creator_id,
+          action: 'created',
+          createdAt: T0 + 3 * ELSEWHERE,
+        },
+      ]);
+      for (const scope of ['starred', 'followed'])
+        assert.equal((await get(scope, tags.get(scope))).status, 304, `${scope} after elsewhere`);
+      // In the middle of both sets (id order): found among hundreds, not only among a few.
+      const [id] = await insertEvents(server.store, [
+        {
+          projectId: projects[250]!,
+          authorId: users[150]!,
+          action: 'created',
+          createdAt: T0 + 3 * ELSEWHERE + 1,
+        },
+      ]);
+      for (const scope of ['starred', 'followed']) {
+        const response = await get(scope, tags.get(scope));
+        assert.equal(response.status, 200, `${scope} after its own event`);
+        assert.equal(((await response.json()) as Array<{ id: number }>)[0]!.id, id);
+      }
+      byProject.set(projects[250]!, [id!, ...(byProject.get(projects[250]!) ?? [])]);
+      byAuthor.set(users[150]!, [id!, ...(byAuthor.get(users[150]!) ?? [])]);
+    });
+
     it('one star past the merge limit: one joined walk, the same answer', async () => {
       await server.store.db
         .insertInto('project_stars')

@@ -332,7 +332,7 @@ export class ListingCache {
     const { source } = q;
     if (source.kind === 'starred')
       return { owner: 'p', ids: source.projects.map((p) => p.projectId) };
-    if (source.kind === 'followed') return { owner: 'a', ids: [...source.followees] };
+    if (source.kind === 'followed') return { owner: 'a', ids: source.followees };
     if (source.kind !== 'memberships') return null;
     const projects = await this.store.events.memberProjects(source.userId, dayOf(q));
     return { owner: 'p', ids: projects.map((p) => p.projectId) };
@@ -345,14 +345,14 @@ export class ListingCache {
     if (source.kind === 'project') return this.clock.lastMatching(`p${source.projectId}`, filter);
     if (source.kind === 'author') return this.clock.lastMatching(`a${source.userId}`, filter);
     const { owner, ids } = spanned ?? { owner: 'p', ids: [] };
-    return Math.max(0, ...ids.map((id) => this.clock.lastMatching(`${owner}${id}`, filter)));
+    return this.clock.lastMatchingOf(owner, ids, filter);
   }
 }
 
-/** The change feed's owners a cross-project listing spans: `p<project>` or `a<author>`. */
+/** The change feed's owners a cross-project listing spans (`p<project>` or `a<author>`), in id order. */
 interface Spanned {
   owner: 'p' | 'a';
-  ids: number[];
+  ids: readonly number[];
 }
 
 /**

@@ -41,6 +41,8 @@ export class ListingClock {
   private deletions = -1;
   /** Newest id per owner (`p<project>`, `a<author>`), alone or with `:<action>`, `:t<target type>`. */
   private readonly last = new Map<string, number>();
+  /** The projects and authors `last` holds, for sets larger than them (`lastMatchingOf`). */
+  private readonly seen = { p: new Set<number>(), a: new Set<number>() };
   private feed: Promise<void> = Promise.resolve();
 
   constructor(private readonly store: Store) {}
@@ -58,6 +60,29 @@ export class ListingClock {
       action === undefined ? Infinity : (this.last.get(`${owner}:${action}`) ?? 0),
       targetType === undefined ? Infinity : (this.last.get(`${owner}:t${targetType}`) ?? 0),
     );
+  }
+
+  /**
+   * The newest of `lastMatching` over a set of projects (`p`) or authors (`a`), given in id order:
+   * by the owners the feed saw when they are fewer than the set's (hundreds of stars or follows,
+   * a few dozen projects and authors moving).
+   */
+  lastMatchingOf(
+    kind: 'p' | 'a',
+    ids: readonly number[],
+    filter: { action?: number; targetType?: string },
+  ): number {
+    const seen = this.seen[kind];
+    let newest = 0;
+    const consider = (id: number) => {
+      newest = Math.max(newest, this.lastMatching(`${kind}${id}`, filter));
+    };
+    if (seen.size < ids.length) {
+      for (const id of seen) if (sortedHas(ids, id)) consider(id);
+    } else {
+      for (const id of ids) if (seen.has(id)) consider(id);
+    }
+    return newest;
   }
 
   /**
@@ -129,11 +154,15 @@ export class ListingClock {
       if (reset || this.synced < 0 || head - this.synced > MAX_FEED_GAP) {
         // First read, or a bulk load: start the feed here; older marks walk instead of trusting it.
         this.last.clear();
+        this.seen.p.clear();
+        this.seen.a.clear();
         this.floorId = head;
         this.synced = head;
         return;
       }
       for (const c of await this.store.events.changes(this.synced, head)) {
+        this.seen.p.add(c.project_id);
+        this.seen.a.add(c.author_id);
         for (const owner of [`p${c.project_id}`, `a${c.author_id}`]) {
           this.last.set(owner, c.id);
           this.last.set(`${owner}:${c.action}`, c.id);
@@ -146,4 +175,18 @@ export class ListingClock {
     this.feed = run.catch(() => {});
     return run;
   }
+}
+
+/** Whether `ids`, in ascending order, holds `id` (a binary search). */
+function sortedHas(ids: readonly number[], id: number): boolean {
+  let low = 0;
+  let high = ids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = ids[middle]!;
+    if (at === id) return true;
+    if (at < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
 }
