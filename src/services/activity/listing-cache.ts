@@ -234,9 +234,7 @@ export class ListingCache {
     const filter = feedFilter(q);
     const changed =
       members && fed
-        ? members.ids.filter(
-            (id) => this.clock.lastMatching(`${members.owner}${id}`, filter) > old.upTo,
-          )
+        ? this.clock.changedAmong(members.owner, members.ids, filter, old.upTo)
         : undefined;
     const rows = await this.store.events.since(
       { ...q, upTo: head },

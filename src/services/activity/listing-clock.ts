@@ -23,6 +23,12 @@ export interface ListingSnapshot {
   seq?: number;
 }
 
+/** What the change feed keeps newest ids by, besides the owner. */
+export interface FeedFilter {
+  action?: number;
+  targetType?: string;
+}
+
 /** A head further than this from the last one is not read event by event: marks start over. */
 const MAX_FEED_GAP = 20_000;
 
@@ -53,7 +59,7 @@ export class ListingClock {
   }
 
   /** The newest event id of `owner` the feed saw that could match the filter, or 0. */
-  lastMatching(owner: string, filter: { action?: number; targetType?: string }): number {
+  lastMatching(owner: string, filter: FeedFilter): number {
     const { action, targetType } = filter;
     return Math.min(
       this.last.get(owner) ?? 0,
@@ -62,27 +68,37 @@ export class ListingClock {
     );
   }
 
-  /**
-   * The newest of `lastMatching` over a set of projects (`p`) or authors (`a`), given in id order:
-   * by the owners the feed saw when they are fewer than the set's (hundreds of stars or follows,
-   * a few dozen projects and authors moving).
-   */
-  lastMatchingOf(
-    kind: 'p' | 'a',
-    ids: readonly number[],
-    filter: { action?: number; targetType?: string },
-  ): number {
-    const seen = this.seen[kind];
+  /** The newest of `lastMatching` over a set of projects (`p`) or authors (`a`) in id order. */
+  lastMatchingOf(kind: 'p' | 'a', ids: readonly number[], filter: FeedFilter): number {
     let newest = 0;
-    const consider = (id: number) => {
+    for (const id of this.seenAmong(kind, ids)) {
       newest = Math.max(newest, this.lastMatching(`${kind}${id}`, filter));
-    };
-    if (seen.size < ids.length) {
-      for (const id of seen) if (sortedHas(ids, id)) consider(id);
-    } else {
-      for (const id of ids) if (seen.has(id)) consider(id);
     }
     return newest;
+  }
+
+  /** The members of a set (as `lastMatchingOf`) the feed saw an event of the filter of after `since`. */
+  changedAmong(
+    kind: 'p' | 'a',
+    ids: readonly number[],
+    filter: FeedFilter,
+    since: number,
+  ): number[] {
+    const changed: number[] = [];
+    for (const id of this.seenAmong(kind, ids)) {
+      if (this.lastMatching(`${kind}${id}`, filter) > since) changed.push(id);
+    }
+    return changed;
+  }
+
+  /**
+   * The members of `ids` (in id order) the feed saw at all: by the owners it saw when they are
+   * fewer than the set's (hundreds of stars or follows, a few dozen projects and authors moving).
+   */
+  private seenAmong(kind: 'p' | 'a', ids: readonly number[]): Iterable<number> {
+    const seen = this.seen[kind];
+    if (seen.size < ids.length) return [...seen].filter((id) => sortedHas(ids, id));
+    return ids.filter((id) => seen.has(id));
   }
 
   /**

@@ -112,17 +112,16 @@ async function readFollowedUsers(ctx: EventContext, viewer: Viewer): Promise<Fol
  * listing's walks: a tally moves in the transaction of its event, and the walks read only ids up
  * to a settled head, which this reads after. Other listings are returned as they are.
  */
-export async function withActiveSources(
-  ctx: EventContext,
-  q: EventQuery,
-  only?: readonly number[],
-): Promise<EventQuery> {
+export async function withActiveSources(ctx: EventContext, q: EventQuery): Promise<EventQuery> {
+  const ids = sourceIds(q);
+  return ids.length === 0 ? q : restrictedTo(q, await sourcesWithEvents(ctx, q, ids));
+}
+
+/** A starred or followed listing with its set cut to `ids`; other listings as they are. */
+function restrictedTo(q: EventQuery, ids: readonly number[]): EventQuery {
   const { source } = q;
   if (source.kind !== 'starred' && source.kind !== 'followed') return q;
-  const all =
-    source.kind === 'starred' ? source.projects.map((p) => p.projectId) : source.followees;
-  const ids = only ? all.filter((id) => only.includes(id)) : all;
-  const active = new Set(ids.length === 0 ? [] : await sourcesWithEvents(ctx, q, ids));
+  const active = new Set(ids);
   return source.kind === 'starred'
     ? {
         ...q,
@@ -166,7 +165,9 @@ export async function socialParts(
   only?: readonly number[],
 ): Promise<EventQuery[] | null> {
   if (query.source.kind !== 'starred' && query.source.kind !== 'followed') return null;
-  const q = await withActiveSources(ctx, query, only);
+  // Sources the change feed saw new events of since an entry's mark (`only`) hold some: the
+  // tallies would say the same, one statement later.
+  const q = only ? restrictedTo(query, only) : await withActiveSources(ctx, query);
   const ids = sourceIds(q);
   if (ids.length > MAX_SOCIAL_PARTS || (!only && (await joinedIsCheaper(ctx, q, ids)))) return [q];
   const { source } = q;
