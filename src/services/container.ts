@@ -46,7 +46,6 @@ export interface Services {
    * after it commits (live subscriptions). Register at start, before serving.
    */
   eventHooks: EventHooks;
-  /** What event lists' ETags are built from (conditional polling, 304 without a listing). */
   /** Per-user feed tokens for the Atom feeds (shown on the profile, resettable). */
   feedTokens: FeedTokens;
   /** New events as they are committed, per subscriber (GraphQL subscriptions, live pages). */
