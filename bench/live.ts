@@ -22,11 +22,13 @@
  * medians taken minutes apart.
  *
  *   npm run bench:live -- [--quick] [--events N] [--rounds R] [--seconds S] [--connections C]
- *                         [--pg postgres://…] [--pg-schema S] [--setups sqlite1,sqlite2,pg2]
+ *                         [--pg postgres://…] [--pg-schema S] [--sqlite-db F]
+ *                         [--setups sqlite1,sqlite2,pg2]
  *                         [--before <checkout dir>] [--help]
  *
  * `--pg-schema` measures a schema seeded before (by an earlier run's seed, or `pulsegate seed`),
  * and keeps it: for trying a change on PostgreSQL without seeding again (two and a half minutes).
+ * `--sqlite-db <file>` does the same for SQLite (seeding 10 million events takes minutes).
  *
  * `--quick` is 100,000 events, one round of 2 s: for a busy machine, not for quoting.
  *
@@ -139,6 +141,7 @@ async function main() {
       connections: { type: 'string', default: '16' },
       pg: { type: 'string' },
       'pg-schema': { type: 'string' },
+      'sqlite-db': { type: 'string' },
       setups: { type: 'string' },
       before: { type: 'string' },
       help: { type: 'boolean' },
@@ -158,7 +161,8 @@ async function main() {
   const wanted = (values.setups ?? `sqlite1,sqlite2${pgBase ? ',pg2' : ''}`).split(',');
 
   const dir = mkdtempSync(join(tmpdir(), 'pulsegate-live-'));
-  const sqliteUrl = `sqlite:${join(dir, 'live.db')}`;
+  const keptSqlite = values['sqlite-db'];
+  const sqliteUrl = `sqlite:${keptSqlite ? resolve(keptSqlite) : join(dir, 'live.db')}`;
   const kept = values['pg-schema'];
   const pgSchema = kept ?? `bench_live_${randomBytes(4).toString('hex')}`;
   const pgUrlOf = (schema: string) =>
@@ -214,6 +218,7 @@ async function main() {
       if (before && setup.beforeUrl !== setup.url) databases.push([setup.beforeUrl!, before.dir]);
       for (const [url, cwd] of databases) {
         if (seeded.has(url) || (kept && url.startsWith('postgres'))) continue;
+        if (keptSqlite && url === sqliteUrl) continue;
         seed(url, events, cwd);
         seeded.add(url);
       }
