@@ -2,7 +2,7 @@
 import { type Kysely, sql } from 'kysely';
 import { lockEvents } from './events-lock.js';
 import type { Database } from './schema.js';
-import { RETALLY, SQLITE_TALLY_TRIGGER_PREFIX, TALLY_TABLES } from './tallies.js';
+import { SQLITE_TALLY_TRIGGER_PREFIX, retallyStatements } from './tallies.js';
 
 /**
  * PostgreSQL's statement triggers that add inserted events to the tallies (migrations 017, 018).
@@ -15,7 +15,8 @@ const PG_TALLY_INSERT_TRIGGERS = ['events_tally_insert', 'events_confidential_in
 
 /**
  * Runs a bulk load in its transaction without the tally triggers (transactional DDL: no other
- * connection sees them gone), then tallies afresh from the events as they stand. SQLite also sets
+ * connection sees them gone), then counts the tallies of the projects it wrote events in
+ * (`written`, asked once the load is done) afresh from their events. SQLite also sets
  * its per-row listing-version triggers aside and moves the version once; PostgreSQL's listing
  * version triggers check once per statement, and stay.
  */
@@ -23,11 +24,18 @@ export async function bulkLoad<T>(
   trx: Kysely<Database>,
   dialect: 'sqlite' | 'postgres',
   run: () => Promise<T>,
+  written: () => Iterable<number>,
 ): Promise<T> {
-  return dialect === 'sqlite' ? bulkLoadSqlite(trx, run) : bulkLoadPostgres(trx, run);
+  return dialect === 'sqlite'
+    ? bulkLoadSqlite(trx, run, written)
+    : bulkLoadPostgres(trx, run, written);
 }
 
-async function bulkLoadSqlite<T>(trx: Kysely<Database>, run: () => Promise<T>): Promise<T> {
+async function bulkLoadSqlite<T>(
+  trx: Kysely<Database>,
+  run: () => Promise<T>,
+  written: () => Iterable<number>,
+): Promise<T> {
   const { rows } = await sql<{ name: string; sql: string }>`
     SELECT name, sql FROM sqlite_master WHERE type = 'trigger'
       AND (name LIKE '%listing_version%' OR name LIKE ${`${SQLITE_TALLY_TRIGGER_PREFIX}%`})`.execute(
@@ -38,11 +46,17 @@ async function bulkLoadSqlite<T>(trx: Kysely<Database>, run: () => Promise<T>): 
   for (const trigger of rows) await sql.raw(trigger.sql).execute(trx);
   await sql`UPDATE listing_version SET value = value + 1,
     changed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = 1`.execute(trx);
-  if (rows.some((t) => t.name.startsWith(SQLITE_TALLY_TRIGGER_PREFIX))) await retally(trx);
+  if (rows.some((t) => t.name.startsWith(SQLITE_TALLY_TRIGGER_PREFIX))) {
+    await retally(trx, written());
+  }
   return result;
 }
 
-async function bulkLoadPostgres<T>(trx: Kysely<Database>, run: () => Promise<T>): Promise<T> {
+async function bulkLoadPostgres<T>(
+  trx: Kysely<Database>,
+  run: () => Promise<T>,
+  written: () => Iterable<number>,
+): Promise<T> {
   const { rows } = await sql<{ name: string }>`
     SELECT tgname AS name FROM pg_trigger
     WHERE tgrelid = to_regclass('events') AND NOT tgisinternal AND tgenabled <> 'D'
@@ -59,12 +73,18 @@ async function bulkLoadPostgres<T>(trx: Kysely<Database>, run: () => Promise<T>)
   await lockEvents(trx);
   const result = await run();
   for (const name of names) await sql.raw(`ALTER TABLE events ENABLE TRIGGER ${name}`).execute(trx);
-  await retally(trx);
+  await retally(trx, written());
   return result;
 }
 
-/** Empties the tallies and counts them again from the events and issues as they stand. */
-async function retally(trx: Kysely<Database>): Promise<void> {
-  for (const table of TALLY_TABLES) await sql`DELETE FROM ${sql.table(table)}`.execute(trx);
-  for (const statement of RETALLY) await sql.raw(statement).execute(trx);
+/** Projects recounted per round of statements: well under either database's parameter limit. */
+const RETALLY_PROJECTS = 1_000;
+
+/** Counts the tallies of `projects` again from their events and issues as they stand. */
+async function retally(trx: Kysely<Database>, projects: Iterable<number>): Promise<void> {
+  const ids = [...new Set(projects)].sort((a, b) => a - b);
+  for (let start = 0; start < ids.length; start += RETALLY_PROJECTS) {
+    const round = ids.slice(start, start + RETALLY_PROJECTS);
+    for (const statement of retallyStatements(round)) await statement.execute(trx);
+  }
 }

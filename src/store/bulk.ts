@@ -46,6 +46,8 @@ export class BulkWriter {
   private readonly buffers = new Map<BulkTable, unknown[][]>();
   private readonly statements = new Map<string, string>();
   private isFull = false;
+  /** The projects of the events written so far (their tallies are counted after the load). */
+  readonly eventProjects = new Set<number>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -81,7 +83,7 @@ export class BulkWriter {
       const size = this.rowsPerStatement(table);
       for (let start = 0; start < buffer.length; start += size) {
         const chunk = buffer.slice(start, start + size);
-        if (table === 'events' && this.beforeEvents) await this.eventIds(chunk);
+        if (table === 'events') await this.writingEvents(chunk);
         await this.db.executeQuery(
           CompiledQuery.raw(this.statement(table, chunk.length), chunk.flat()),
         );
@@ -91,7 +93,10 @@ export class BulkWriter {
     this.isFull = false;
   }
 
-  private async eventIds(chunk: unknown[][]): Promise<void> {
+  private async writingEvents(chunk: unknown[][]): Promise<void> {
+    const project = this.columns.events.indexOf('project_id');
+    for (const row of chunk) this.eventProjects.add(row[project] as number);
+    if (!this.beforeEvents) return;
     const at = this.columns.events.indexOf('id');
     const ids = chunk.map((row) => row[at]).filter((id): id is number => typeof id === 'number');
     if (ids.length > 0) await this.beforeEvents!(Math.min(...ids), Math.max(...ids));

@@ -45,9 +45,21 @@ export class ImportTransaction {
 
   /** Event partition ranges known to exist in this transaction (PostgreSQL). */
   private readonly partitioned = new Set<number>();
+  private readonly writers: BulkWriter[] = [];
+
+  /** The projects this transaction's writers wrote events in. */
+  *eventProjects(): Iterable<number> {
+    for (const writer of this.writers) yield* writer.eventProjects;
+  }
 
   /** A bulk writer inside this transaction, inserting `columns` of each table. */
   writer(columns: BulkColumns): BulkWriter {
+    const writer = this.newWriter(columns);
+    this.writers.push(writer);
+    return writer;
+  }
+
+  private newWriter(columns: BulkColumns): BulkWriter {
     if (this.dialect !== 'postgres') return new BulkWriter(this.db, columns);
     // Imported events keep their ids: their partitions must exist before they are written.
     return new BulkWriter(this.db, columns, async (from, through) => {
@@ -145,19 +157,25 @@ export class TransferStore {
   /** Runs a whole import in one transaction: everything is written, or nothing. */
   importTransaction<T>(run: (tx: ImportTransaction) => Promise<T>): Promise<T> {
     const { dialect } = this.store.conn;
-    return this.db.transaction().execute((trx) =>
-      bulkLoad(trx, dialect, async () => {
-        const result = await run(new ImportTransaction(trx, dialect));
-        // Imported events keep their ids, which may lie below what running servers have cached
-        // up to: every listing cache starts over (see docs/listing-caches.md), with the commit.
-        await trx
-          .updateTable('listing_epochs')
-          .set((eb) => ({ epoch: eb('epoch', '+', 1) }))
-          .where('project_id', 'in', [0, -1])
-          .execute();
-        return result;
-      }),
-    );
+    return this.db.transaction().execute((trx) => {
+      const tx = new ImportTransaction(trx, dialect);
+      return bulkLoad(
+        trx,
+        dialect,
+        async () => {
+          const result = await run(tx);
+          // Imported events keep their ids, which may lie below what running servers have cached
+          // up to: every listing cache starts over (see docs/listing-caches.md), with the commit.
+          await trx
+            .updateTable('listing_epochs')
+            .set((eb) => ({ epoch: eb('epoch', '+', 1) }))
+            .where('project_id', 'in', [0, -1])
+            .execute();
+          return result;
+        },
+        () => tx.eventProjects(),
+      );
+    });
   }
 
   /**
