@@ -167,6 +167,8 @@ export async function socialParts(
   if (query.source.kind !== 'starred' && query.source.kind !== 'followed') return null;
   // Sources the change feed saw new events of since an entry's mark (`only`) hold some: the
   // tallies would say the same, one statement later.
+  // One joined walk chosen a moment ago: it keeps the set's events, so it needs no narrowing.
+  if (!only && query.upTo !== undefined && keptChoice(ctx, choiceKey(query))) return [query];
   const q = only ? restrictedTo(query, only) : await withActiveSources(ctx, query);
   const ids = sourceIds(q);
   if (ids.length > MAX_SOCIAL_PARTS || (!only && (await joinedIsCheaper(ctx, q, ids)))) return [q];
@@ -181,6 +183,14 @@ function sourceIds(q: EventQuery): readonly number[] {
   const { source } = q;
   if (source.kind === 'starred') return source.projects.map((p) => p.projectId);
   return source.kind === 'followed' ? source.followees : [];
+}
+
+/** A set's walk choice is kept by its viewer, filter and set (its digest, which names its members). */
+function choiceKey(q: EventQuery): string {
+  const { source, viewer } = q;
+  const { action, targetType } = q.filter;
+  const set = source.kind === 'starred' || source.kind === 'followed' ? source.set : '';
+  return `${source.kind}:${viewer?.userId ?? ''}:${action ?? ''}:${targetType ?? ''}:${set}`;
 }
 
 /**
@@ -198,12 +208,9 @@ async function joinedIsCheaper(
   q: EventQuery,
   ids: readonly number[],
 ): Promise<boolean> {
-  const { source, viewer, upTo } = q;
+  const { source, upTo } = q;
   if (upTo === undefined || ids.length === 0) return false;
-  const { action, targetType } = q.filter;
-  // The viewer's set (its digest) and filter decide which sources are narrowed to.
-  const set = source.kind === 'starred' || source.kind === 'followed' ? source.set : '';
-  const key = `${source.kind}:${viewer?.userId ?? ''}:${action ?? ''}:${targetType ?? ''}:${set}`;
+  const key = choiceKey(q);
   const kept = keptChoice(ctx, key);
   if (kept !== undefined) return kept;
   const column = source.kind === 'starred' ? 't.project_id' : 't.author_id';
