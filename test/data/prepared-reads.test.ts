@@ -71,6 +71,22 @@ if (DIALECTS.includes('postgres')) {
       }
     });
 
+    it('the change feed is a prepared read on one generic plan (read at every move of the head)', async () => {
+      const other = await openStore(database.url, { migrate: false });
+      try {
+        // One connection in the prepared pool at a time here: each read finds the statement there.
+        for (let i = 0; i < 3; i++) await other.events.changes(0, 1_000 + i);
+        const feed = (await preparedOn(other.conn.prepared)).filter((r) =>
+          r.statement.startsWith('select "id", "project_id", "author_id", "action", "target_type" from "events"'),
+        );
+        assert.equal(feed.length, 1, JSON.stringify(feed));
+        assert.equal(feed[0]!.custom, 0);
+        assert.ok(feed[0]!.generic >= 1, JSON.stringify(feed));
+      } finally {
+        await other.close();
+      }
+    });
+
     it('a listing count is a prepared read, planned once per connection', async () => {
       const q = {
         source: { kind: 'author' as const, userId: alice },

@@ -77,9 +77,13 @@ export async function bumpEpoch(ctx: EventContext, projectId: number | null): Pr
   }
 }
 
-/** Events after `afterId` in id order, without visibility: who may be concerned (the feed). */
+/**
+ * Events after `afterId` in id order, without visibility: who may be concerned (the feed). Read
+ * on every move of the head, by every process: planned once (`prepared`), as any plan of it walks
+ * the primary key from `afterId`.
+ */
 function appended(ctx: EventContext, afterId: number) {
-  return ctx.db
+  return ctx.prepared
     .selectFrom('events')
     .select(['id', 'project_id', 'author_id', 'action', 'target_type'])
     .where('id', '>', afterId)
