@@ -299,6 +299,53 @@ for (const dialect of DIALECTS) {
       await assertExact('appends');
     });
 
+    // The viewer's own confidential issues are added back only when the rest of a count is within
+    // the cap (`tallyCount`): dave, a Guest or an outsider of every project, has confidential
+    // issues of his own in each. Each of his listings is counted with the cap just below, at and
+    // above the rest (its length less his own issues' events) and its length.
+    it('with any cap, what the viewer may see of their own confidential issues is counted', async () => {
+      const { id: head } = await server.store.events.head();
+      const viewer = { userId: users.dave!, admin: false };
+      const own = new Set(
+        (
+          await server.store.db
+            .selectFrom('issues')
+            .select('id')
+            .where('author_id', '=', users.dave!)
+            .where('confidential', '=', 1)
+            .execute()
+        ).map((i) => i.id),
+      );
+      const sources: EventSource[] = [
+        { kind: 'author', userId: users.alice! },
+        { kind: 'author', userId: users.dave! },
+        { kind: 'memberships', userId: users.dave! },
+        ...projects.map((p, i) => ({
+          kind: 'project' as const,
+          projectId: p.id,
+          visibility: p.visibility,
+          accessLevel: i === 2 ? 10 : null,
+        })),
+      ];
+      let crossed = 0;
+      for (const source of sources) {
+        for (const upTo of [head, head - 25]) {
+          const q: EventQuery = { source, filter: { sort: 'desc' }, viewer, upTo };
+          const rows = await server.store.events.list(q, { kind: 'offset', offset: 0, limit: CAP });
+          const n = rows.length;
+          const rest = n - rows.filter((e) => e.issue_id !== null && own.has(e.issue_id)).length;
+          if (rest < n) crossed++;
+          for (const cap of new Set([0, rest - 1, rest, rest + 1, n - 1, n, n + 1])) {
+            if (cap < 0) continue;
+            const counted = await server.store.events.count(q, cap);
+            assert.equal(counted, Math.min(n, cap + 1), `cap ${cap}: ${JSON.stringify(q)}`);
+          }
+        }
+      }
+      // Dave's own issues' events are in most of these listings.
+      assert.ok(crossed >= 8, `${crossed} listings with his own confidential issues' events`);
+    });
+
     it('after an issue turns confidential, and back', async () => {
       const named = await server.store.db
         .selectFrom('events')

@@ -19,12 +19,17 @@ export async function count(ctx: EventContext, q: EventQuery, cap: number): Prom
   const { createdBefore, createdFrom } = q.filter;
   if (createdBefore !== undefined || createdFrom !== undefined) return walkCount(ctx, q, cap);
   if (await hidesMergeRequestNotes(ctx, q)) return walkCount(ctx, q, cap);
-  const { rows } = await (await tallyCount(ctx, q)).execute(ctx.prepared);
+  const { rows } = await (await tallyCount(ctx, q, cap)).execute(ctx.prepared);
   return Math.min(Math.max(Number(rows[0]?.n ?? 0), 0), cap + 1);
 }
 
-/** The statement `count` runs for a listing without time filters. */
-export async function tallyCount(ctx: EventContext, q: EventQuery) {
+/**
+ * The statement `count` runs for a listing without time filters. The viewer's own confidential
+ * issues are the one term that grows with the log (it joins each of those issues to its
+ * per-issue tallies), and it only adds: it is read only when the other terms leave the count
+ * within `cap`, which a listing of a large log seldom does.
+ */
+export async function tallyCount(ctx: EventContext, q: EventQuery, cap: number) {
   // Only for a viewer from whom no note can be hidden (`count`).
   const untilNow = { ...q, upTo: undefined, clearOfPrivateGuest: true };
   const sum = sql<number>`coalesce(sum(e.n), 0)`.as('n');
@@ -35,11 +40,12 @@ export async function tallyCount(ctx: EventContext, q: EventQuery) {
   const active = social ? await withActiveSources(ctx, untilNow) : untilNow;
   const parts = kind === 'followed' ? [active] : ((await memberParts(ctx, untilNow)) ?? [untilNow]);
   const terms = [];
+  const own = [];
   for (const part of parts) {
     terms.push(sql` + (${visible(ctx, part, 'tallies').select(sum)})`);
     if (!mayHide(part)) continue;
     terms.push(sql` - (${visible(ctx, part, 'hidden').select(sum)})`);
-    if (part.viewer) terms.push(sql` + (${visible(ctx, part, 'own').select(sum)})`);
+    if (part.viewer) own.push(sql` + (${visible(ctx, part, 'own').select(sum)})`);
   }
   if (q.upTo !== undefined) {
     const w: Walk = {
@@ -55,7 +61,14 @@ export async function tallyCount(ctx: EventContext, q: EventQuery) {
       kind === 'author' || social ? single(ctx, active, w) : await walk(ctx, untilNow, w);
     if (above) terms.push(sql` - (SELECT count(*) FROM (${above}) AS above)`);
   }
-  return sql<{ n: number | string }>`SELECT 0${sql.join(grouped(terms), sql``)} AS n`;
+  const rest = sql<{ n: number | string }>`SELECT 0${sql.join(grouped(terms), sql``)} AS n`;
+  if (own.length === 0) return rest;
+  // Materialized, so the other terms are summed once for both the test and the answer; the own
+  // terms sit in the branch not taken when the rest is past the cap (neither database evaluates
+  // a scalar subquery of a branch it does not take).
+  return sql<{ n: number | string }>`WITH rest AS MATERIALIZED (${rest})
+    SELECT CASE WHEN rest.n > ${cap} THEN rest.n
+      ELSE rest.n${sql.join(grouped(own), sql``)} END AS n FROM rest`;
 }
 
 /** Terms per parenthesized group: SQLite refuses an expression more than 1,000 levels deep. */

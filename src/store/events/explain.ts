@@ -27,7 +27,7 @@ export async function explain(
 ): Promise<string[]> {
   const query =
     what.kind === 'tallies'
-      ? await tallyCount(ctx, q)
+      ? await tallyCount(ctx, q, 10_000)
       : await walk(
           ctx,
           q,
