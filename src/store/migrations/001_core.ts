@@ -1,6 +1,6 @@
 /** Users, projects and their content, events and personal access tokens. */
 import { type Kysely, sql } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, idColumn } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   await db.schema
@@ -45,11 +45,11 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('access_level', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('project_members_pk', ['project_id', 'user_id'])
     .execute();
-  await db.schema
-    .createIndex('project_members_user')
-    .on('project_members')
-    .columns(['user_id', 'project_id', 'access_level'])
-    .execute();
+  await createIndex(db, 'project_members_user', 'project_members', [
+    'user_id',
+    'project_id',
+    'access_level',
+  ]);
 
   for (const table of ['issues', 'merge_requests'] as const) {
     let builder = db.schema
@@ -65,12 +65,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       builder = builder.addColumn('confidential', 'integer', (c) => c.notNull().defaultTo(0));
     }
     await builder.execute();
-    await db.schema
-      .createIndex(`${table}_project_iid`)
-      .unique()
-      .on(table)
-      .columns(['project_id', 'iid'])
-      .execute();
+    await createIndex(db, `${table}_project_iid`, table, ['project_id', 'iid'], { unique: true });
   }
 
   await db.schema
@@ -119,26 +114,10 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .execute();
   // Every listing walks one of these backwards (or forwards for sort=asc) by id: the source column
   // first, optionally the action, then id. Target-type filters ride on the same walk.
-  await db.schema
-    .createIndex('events_project_id')
-    .on('events')
-    .columns(['project_id', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('events_author_id')
-    .on('events')
-    .columns(['author_id', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('events_project_action_id')
-    .on('events')
-    .columns(['project_id', 'action', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('events_author_action_id')
-    .on('events')
-    .columns(['author_id', 'action', 'id'])
-    .execute();
+  await createIndex(db, 'events_project_id', 'events', ['project_id', 'id']);
+  await createIndex(db, 'events_author_id', 'events', ['author_id', 'id']);
+  await createIndex(db, 'events_project_action_id', 'events', ['project_id', 'action', 'id']);
+  await createIndex(db, 'events_author_action_id', 'events', ['author_id', 'action', 'id']);
 
   await db.schema
     .createTable('push_event_payloads')
@@ -165,9 +144,5 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('last_used_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('personal_access_tokens_user')
-    .on('personal_access_tokens')
-    .column('user_id')
-    .execute();
+  await createIndex(db, 'personal_access_tokens_user', 'personal_access_tokens', ['user_id']);
 }

@@ -4,7 +4,7 @@
  * to know about a grant — its nonce, when the user signed in, and the client's signature algorithm.
  */
 import type { Kysely } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, idColumn } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   // One row per key. (alg, generation) is unique: two processes generating the first key, or two
@@ -19,12 +19,13 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('private_key', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('oauth_signing_keys_generation')
-    .unique()
-    .on('oauth_signing_keys')
-    .columns(['alg', 'generation'])
-    .execute();
+  await createIndex(
+    db,
+    'oauth_signing_keys_generation',
+    'oauth_signing_keys',
+    ['alg', 'generation'],
+    { unique: true },
+  );
 
   await db.schema
     .createTable('oauth_device_grants')
@@ -44,11 +45,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('consumed_at', 'bigint')
     .addColumn('family_id', 'text')
     .execute();
-  await db.schema
-    .createIndex('oauth_device_grants_created')
-    .on('oauth_device_grants')
-    .column('created_at')
-    .execute();
+  await createIndex(db, 'oauth_device_grants_created', 'oauth_device_grants', ['created_at']);
 
   await db.schema.alterTable('oauth_access_grants').addColumn('nonce', 'text').execute();
   await db.schema.alterTable('oauth_access_grants').addColumn('auth_time', 'bigint').execute();
