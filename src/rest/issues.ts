@@ -6,9 +6,9 @@ import type { IssueDetail } from '../services/content/issues.js';
 import { bool, int, intOrNull, str } from './body.js';
 import { boolean, integer, nullable, required, text, values } from './params.js';
 import { presentIssue } from './entities.js';
-import { TRACKED_LIST_PARAMS, trackedEdit, trackedList } from './tracked-edit.js';
-import { listRoute, readRoute } from './reads.js';
-import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
+import { trackedEdit, trackedListRoute } from './tracked-edit.js';
+import { readRoute } from './reads.js';
+import { PROJECT, params, requireOneOf, write } from './writes.js';
 
 const ISSUE = { ...PROJECT, issue_iid: required(integer()) } as const;
 const FIELDS = {
@@ -25,24 +25,10 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
 
   app.get(
     '/projects/:id/issues',
-    listRoute(
-      services,
-      {
-        ...PROJECT,
-        ...PAGE_PARAMS,
-        state: values(['opened', 'closed', 'all']),
-        ...TRACKED_LIST_PARAMS,
-      },
-      async (ops, p, page) => {
-        const state = str(p.state);
-        const list = await ops.issues.list(str(p.id)!, {
-          ...page,
-          state: state === 'opened' || state === 'closed' ? state : undefined,
-          ...trackedList(p),
-        });
-        return { items: list.issues.map(present), total: list.total };
-      },
-    ),
+    trackedListRoute(services, ['opened', 'closed'], async (ops, project, query) => {
+      const list = await ops.issues.list(project, query);
+      return { items: list.issues.map(present), total: list.total };
+    }),
   );
 
   app.get(

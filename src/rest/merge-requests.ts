@@ -9,9 +9,9 @@ import type { MergeRequestDetail } from '../services/content/merge-requests.js';
 import { int, intOrNull, str } from './body.js';
 import { integer, nullable, required, text, values } from './params.js';
 import { presentApprovals, presentMergeRequest } from './entities.js';
-import { TRACKED_LIST_PARAMS, trackedEdit, trackedList } from './tracked-edit.js';
-import { listRoute, readRoute } from './reads.js';
-import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
+import { trackedEdit, trackedListRoute } from './tracked-edit.js';
+import { readRoute } from './reads.js';
+import { PROJECT, params, requireOneOf, write } from './writes.js';
 
 const MR = {
   ...PROJECT,
@@ -29,24 +29,10 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
 
   app.get(
     path,
-    listRoute(
-      services,
-      {
-        ...PROJECT,
-        ...PAGE_PARAMS,
-        state: values([...STATES, 'all']),
-        ...TRACKED_LIST_PARAMS,
-      },
-      async (ops, p, page) => {
-        const state = str(p.state);
-        const list = await ops.mergeRequests.list(str(p.id)!, {
-          ...page,
-          state: STATES.find((s) => s === state),
-          ...trackedList(p),
-        });
-        return { items: list.mergeRequests.map(present), total: list.total };
-      },
-    ),
+    trackedListRoute(services, STATES, async (ops, project, query) => {
+      const list = await ops.mergeRequests.list(project, query);
+      return { items: list.mergeRequests.map(present), total: list.total };
+    }),
   );
 
   app.get(

@@ -3,8 +3,12 @@
  * the same way for both.
  */
 import type { TRACKED_STATE_EVENTS } from '../domain/content-rules.js';
+import type { Services } from '../services/container.js';
+import type { ContentOps } from '../services/content/ops.js';
 import { type ParamValue, intOrNull, ints, str } from './body.js';
 import { integers, values } from './params.js';
+import { listRoute } from './reads.js';
+import { PAGE_PARAMS, PROJECT, type pageOf } from './writes.js';
 
 /** The parameters both lists declare, after `state` (whose values differ). */
 export const TRACKED_LIST_PARAMS = {
@@ -14,6 +18,33 @@ export const TRACKED_LIST_PARAMS = {
 
 export function trackedList(p: Partial<Record<'iids' | 'sort', ParamValue>>) {
   return { iids: ints(p.iids), sort: p.sort === 'asc' ? ('asc' as const) : ('desc' as const) };
+}
+
+/**
+ * The list route of issues or of merge requests: `state` is one of `states` or `all` (no filter),
+ * then the filters both lists share and the page; `list` finds the page and presents it.
+ */
+export function trackedListRoute<S extends string>(
+  services: Services,
+  states: readonly S[],
+  list: (
+    ops: ContentOps,
+    project: string,
+    query: ReturnType<typeof pageOf> & ReturnType<typeof trackedList> & { state: S | undefined },
+  ) => Promise<{ items: unknown[]; total: number }>,
+) {
+  return listRoute(
+    services,
+    { ...PROJECT, ...PAGE_PARAMS, state: values([...states, 'all']), ...TRACKED_LIST_PARAMS },
+    async (ops, p, page) => {
+      const state = str(p.state);
+      return list(ops, str(p.id)!, {
+        ...page,
+        state: states.find((s) => s === state),
+        ...trackedList(p),
+      });
+    },
+  );
 }
 
 type Declared = Partial<
