@@ -1,11 +1,9 @@
 /** Users, projects and their content, events and personal access tokens. */
 import { type Kysely, sql } from 'kysely';
-import { type MigrationContext, createIndex, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  await db.schema
-    .createTable('users')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'users')
     .addColumn('username', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('email', 'text', (c) => c.notNull())
@@ -22,9 +20,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   await sql`CREATE UNIQUE INDEX users_username_lower ON users (lower(username))`.execute(db);
   await sql`CREATE UNIQUE INDEX users_email_lower ON users (lower(email))`.execute(db);
 
-  await db.schema
-    .createTable('projects')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'projects')
     .addColumn('namespace', 'text', (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('full_path', 'text', (c) => c.notNull())
@@ -52,9 +48,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   ]);
 
   for (const table of ['issues', 'merge_requests'] as const) {
-    let builder = db.schema
-      .createTable(table)
-      .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    let builder = tableWithId(db, ctx, table)
       .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
       .addColumn('iid', 'integer', (c) => c.notNull())
       .addColumn('title', 'text', (c) => c.notNull())
@@ -68,18 +62,14 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     await createIndex(db, `${table}_project_iid`, table, ['project_id', 'iid'], { unique: true });
   }
 
-  await db.schema
-    .createTable('milestones')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'milestones')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('iid', 'integer', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('snippets')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'snippets')
     .addColumn('project_id', 'integer', (c) => c.references('projects.id'))
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
@@ -87,9 +77,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('notes')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'notes')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('body', 'text', (c) => c.notNull())
@@ -101,9 +89,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('events')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'events')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('action', 'integer', (c) => c.notNull())
@@ -132,9 +118,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('commits', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('personal_access_tokens')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'personal_access_tokens')
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('token_digest', 'text', (c) => c.notNull().unique())

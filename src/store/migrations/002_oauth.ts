@@ -4,12 +4,10 @@
  * plaintext; lookups go through unique indexes on those digests.
  */
 import type { Kysely } from 'kysely';
-import { type MigrationContext, createIndex, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  await db.schema
-    .createTable('oauth_applications')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_applications')
     .addColumn('uid', 'text', (c) => c.notNull().unique())
     .addColumn('secret_digest', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -23,9 +21,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
 
   // application_id carries no foreign key: deleting an application keeps its (revoked) grants and
   // tokens, so their holders get "Token was revoked" rather than an unknown-token answer.
-  await db.schema
-    .createTable('oauth_access_grants')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_access_grants')
     .addColumn('code_digest', 'text', (c) => c.notNull().unique())
     .addColumn('application_id', 'integer', (c) => c.notNull())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
@@ -39,9 +35,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('revoked_at', 'bigint')
     .execute();
 
-  await db.schema
-    .createTable('oauth_access_tokens')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_access_tokens')
     .addColumn('token_digest', 'text', (c) => c.notNull().unique())
     .addColumn('refresh_digest', 'text', (c) => c.unique())
     .addColumn('application_id', 'integer')
@@ -59,9 +53,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     'application_id',
   ]);
 
-  await db.schema
-    .createTable('web_sessions')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'web_sessions')
     .addColumn('id_digest', 'text', (c) => c.notNull().unique())
     .addColumn('user_id', 'integer', (c) => c.references('users.id'))
     .addColumn('pending_user_id', 'integer', (c) => c.references('users.id'))

@@ -4,14 +4,12 @@
  * to know about a grant — its nonce, when the user signed in, and the client's signature algorithm.
  */
 import type { Kysely } from 'kysely';
-import { type MigrationContext, createIndex, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   // One row per key. (alg, generation) is unique: two processes generating the first key, or two
   // rotations racing, insert the same generation and exactly one wins.
-  await db.schema
-    .createTable('oauth_signing_keys')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_signing_keys')
     .addColumn('kid', 'text', (c) => c.notNull().unique())
     .addColumn('alg', 'text', (c) => c.notNull())
     .addColumn('generation', 'integer', (c) => c.notNull())
@@ -27,9 +25,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     { unique: true },
   );
 
-  await db.schema
-    .createTable('oauth_device_grants')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_device_grants')
     .addColumn('device_code_digest', 'text', (c) => c.notNull().unique())
     .addColumn('user_code_digest', 'text', (c) => c.notNull().unique())
     .addColumn('application_id', 'integer', (c) => c.notNull())

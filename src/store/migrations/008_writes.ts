@@ -7,7 +7,7 @@
  * `updated_at` is filled from `created_at`.
  */
 import { type Kysely, sql } from 'kysely';
-import { type MigrationContext, createIndex, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 async function addColumns(
   db: Kysely<unknown>,
@@ -76,9 +76,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .execute();
 
   // One answer per (user, key): a retry within the retention window gets it back verbatim.
-  await db.schema
-    .createTable('idempotency_keys')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'idempotency_keys')
     .addColumn('user_id', 'integer', (c) => c.notNull())
     .addColumn('idempotency_key', 'text', (c) => c.notNull())
     /** METHOD and path of the first request: the same key on another request is refused. */

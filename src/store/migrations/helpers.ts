@@ -26,3 +26,16 @@ export async function createIndex(
   const index = db.schema.createIndex(name).on(table).columns(columns);
   await (options.unique ? index.unique() : index).execute();
 }
+
+/**
+ * One statement written out in full (functions, triggers, partial indexes), run as it stands.
+ * Applied migrations use it, so what it runs must never change.
+ */
+export async function runSql(db: Kysely<unknown>, statement: string): Promise<void> {
+  await sql.raw(statement).execute(db);
+}
+
+/** `CREATE TABLE name` keyed by an `id` (see idColumn); the caller adds the other columns. */
+export function tableWithId(db: Kysely<unknown>, ctx: MigrationContext, name: string) {
+  return db.schema.createTable(name).addColumn('id', idColumn(ctx), (c) => c.primaryKey());
+}
