@@ -2,11 +2,12 @@
  * What a list of issues or merge requests may filter by, and what an edit of one may change: read
  * the same way for both.
  */
-import type { TRACKED_STATE_EVENTS } from '../domain/content-rules.js';
+import type { TProperties } from '@sinclair/typebox';
+import { TRACKED_STATE_EVENTS } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { ContentOps } from '../services/content/ops.js';
 import { type ParamValue, intOrNull, ints, str } from './body.js';
-import { integers, values } from './params.js';
+import { integer, integers, nullable, text, values } from './params.js';
 import { listRoute } from './reads.js';
 import { PAGE_PARAMS, PROJECT, type pageOf } from './writes.js';
 
@@ -45,6 +46,25 @@ export function trackedListRoute<S extends string>(
       });
     },
   );
+}
+
+/**
+ * What an edit of an issue or a merge request declares: what names it (`key`), then title,
+ * description, the kind's `own` fields, milestone and state event, in that order (the order of
+ * Grape's messages); `anyOf` is what at least one of must be given.
+ */
+export function trackedEditParams<K extends TProperties, E extends TProperties>(key: K, own: E) {
+  return {
+    properties: {
+      ...key,
+      title: text(),
+      description: text(),
+      ...own,
+      milestone_id: nullable(integer()),
+      state_event: values(TRACKED_STATE_EVENTS),
+    },
+    anyOf: ['title', 'description', ...Object.keys(own), 'milestone_id', 'state_event'],
+  };
 }
 
 type Declared = Partial<
