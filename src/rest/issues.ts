@@ -1,16 +1,17 @@
 /** Project issues (lib/api/issues.rb): create, get, list, edit with `state_event`. */
 import type { FastifyInstance } from 'fastify';
-import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
+import { utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { IssueDetail } from '../services/content/issues.js';
 import { bool, int, intOrNull, str } from './body.js';
-import { boolean, integer, nullable, required, text, values } from './params.js';
+import { boolean, integer, nullable, required, text } from './params.js';
 import { presentIssue } from './entities.js';
-import { TRACKED_LIST_PARAMS, trackedEdit, trackedList } from './tracked-edit.js';
-import { listRoute, readRoute } from './reads.js';
-import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
+import { trackedEdit, trackedEditParams, trackedListRoute } from './tracked-edit.js';
+import { readRoute } from './reads.js';
+import { PROJECT, params, requireOneOf, write } from './writes.js';
 
 const ISSUE = { ...PROJECT, issue_iid: required(integer()) } as const;
+const EDIT = trackedEditParams(ISSUE, { confidential: boolean() });
 const FIELDS = {
   description: text(),
   confidential: boolean(),
@@ -25,24 +26,10 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
 
   app.get(
     '/projects/:id/issues',
-    listRoute(
-      services,
-      {
-        ...PROJECT,
-        ...PAGE_PARAMS,
-        state: values(['opened', 'closed', 'all']),
-        ...TRACKED_LIST_PARAMS,
-      },
-      async (ops, p, page) => {
-        const state = str(p.state);
-        const list = await ops.issues.list(str(p.id)!, {
-          ...page,
-          state: state === 'opened' || state === 'closed' ? state : undefined,
-          ...trackedList(p),
-        });
-        return { items: list.issues.map(present), total: list.total };
-      },
-    ),
+    trackedListRoute(services, ['opened', 'closed'], async (ops, project, query) => {
+      const list = await ops.issues.list(project, query);
+      return { items: list.issues.map(present), total: list.total };
+    }),
   );
 
   app.get(
@@ -72,13 +59,8 @@ export function issueRoutes(app: FastifyInstance, services: Services): void {
 
   app.put('/projects/:id/issues/:issue_iid', (request, reply) =>
     write(services, request, reply, 200, async (ops) => {
-      const p = params(request, {
-        ...ISSUE,
-        title: text(),
-        ...FIELDS,
-        state_event: values(TRACKED_STATE_EVENTS),
-      });
-      requireOneOf(p, ['title', 'description', 'confidential', 'milestone_id', 'state_event']);
+      const p = params(request, EDIT.properties);
+      requireOneOf(p, EDIT.anyOf);
       return present(
         await ops.issues.update(str(p.id)!, int(p.issue_iid)!, {
           ...trackedEdit(p),

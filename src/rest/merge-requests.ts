@@ -3,20 +3,21 @@
  * list, edit with `state_event`, merge, approve and the approval state.
  */
 import type { FastifyInstance } from 'fastify';
-import { TRACKED_STATE_EVENTS, utcDay } from '../domain/content-rules.js';
+import { utcDay } from '../domain/content-rules.js';
 import type { Services } from '../services/container.js';
 import type { MergeRequestDetail } from '../services/content/merge-requests.js';
 import { int, intOrNull, str } from './body.js';
-import { integer, nullable, required, text, values } from './params.js';
+import { integer, nullable, required, text } from './params.js';
 import { presentApprovals, presentMergeRequest } from './entities.js';
-import { TRACKED_LIST_PARAMS, trackedEdit, trackedList } from './tracked-edit.js';
-import { listRoute, readRoute } from './reads.js';
-import { PAGE_PARAMS, PROJECT, params, requireOneOf, write } from './writes.js';
+import { trackedEdit, trackedEditParams, trackedListRoute } from './tracked-edit.js';
+import { readRoute } from './reads.js';
+import { PROJECT, params, requireOneOf, write } from './writes.js';
 
 const MR = {
   ...PROJECT,
   merge_request_iid: required(integer()),
 };
+const EDIT = trackedEditParams(MR, { target_branch: text() });
 const STATES = ['opened', 'closed', 'merged', 'locked'] as const;
 
 export function mergeRequestRoutes(app: FastifyInstance, services: Services): void {
@@ -29,24 +30,10 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
 
   app.get(
     path,
-    listRoute(
-      services,
-      {
-        ...PROJECT,
-        ...PAGE_PARAMS,
-        state: values([...STATES, 'all']),
-        ...TRACKED_LIST_PARAMS,
-      },
-      async (ops, p, page) => {
-        const state = str(p.state);
-        const list = await ops.mergeRequests.list(str(p.id)!, {
-          ...page,
-          state: STATES.find((s) => s === state),
-          ...trackedList(p),
-        });
-        return { items: list.mergeRequests.map(present), total: list.total };
-      },
-    ),
+    trackedListRoute(services, STATES, async (ops, project, query) => {
+      const list = await ops.mergeRequests.list(project, query);
+      return { items: list.mergeRequests.map(present), total: list.total };
+    }),
   );
 
   app.get(
@@ -80,15 +67,8 @@ export function mergeRequestRoutes(app: FastifyInstance, services: Services): vo
 
   app.put(one, (request, reply) =>
     write(services, request, reply, 200, async (ops) => {
-      const p = params(request, {
-        ...MR,
-        title: text(),
-        description: text(),
-        target_branch: text(),
-        milestone_id: nullable(integer()),
-        state_event: values(TRACKED_STATE_EVENTS),
-      });
-      requireOneOf(p, ['title', 'description', 'target_branch', 'milestone_id', 'state_event']);
+      const p = params(request, EDIT.properties);
+      requireOneOf(p, EDIT.anyOf);
       return present(
         await ops.mergeRequests.update(str(p.id)!, int(p.merge_request_iid)!, {
           ...trackedEdit(p),

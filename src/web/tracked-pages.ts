@@ -35,110 +35,107 @@ export function trackedPages(services: Services, send: SendPage) {
     return { state, page, offset: (page - 1) * LIST_SIZE, limit: LIST_SIZE };
   }
 
-  /** One list page of a kind: its state tabs (the first is the default), rows, and pager. */
-  async function listing<T>(
-    reply: FastifyReply,
-    here: Here,
-    query: Record<string, string | undefined>,
-    kind: {
-      tab: 'issues' | 'merge_requests' | 'milestones';
-      heading: string;
-      /** Each state's tab label, in tab order. */
-      states: Record<string, string>;
-      fetch: (
-        state: string | undefined,
-        at: { offset: number; limit: number },
-      ) => Promise<[items: readonly T[], total: number]>;
-      row: (item: T, base: string) => ListRow;
-    },
-  ) {
-    const at = listPage(query, Object.keys(kind.states));
-    const state = at.state === 'all' ? undefined : at.state;
-    const [items, total] = await kind.fetch(state, { offset: at.offset, limit: at.limit });
-    const base = projectHref(here.resolved.project, `/-/${kind.tab}`);
-    const body = listSection({
-      project: here.resolved.project,
-      tab: kind.tab,
-      heading: kind.heading,
-      base,
-      states: Object.entries(kind.states),
-      at,
-      rows: items.map((item) => kind.row(item, base)),
-      empty: `No ${kind.heading.toLowerCase()} here.`,
-      hasNext: at.offset + items.length < total,
-    });
-    return send(reply, here, kind.heading, body);
+  /** A kind's list: its state tabs (the first is the default), how to fetch a page, its rows. */
+  interface ListKind<T> {
+    tab: 'issues' | 'merge_requests' | 'milestones';
+    heading: string;
+    /** Each state's tab label, in tab order. */
+    states: Record<string, string>;
+    fetch: (
+      state: string | undefined,
+      at: { offset: number; limit: number },
+    ) => Promise<[items: readonly T[], total: number]>;
+    row: (item: T, base: string) => ListRow;
   }
 
   type Query = Record<string, string | undefined>;
+
+  /** One list page of a kind (described for the project at hand): its tabs, rows, and pager. */
+  const listing =
+    <T>(kindIn: (here: Here) => ListKind<T>) =>
+    async (reply: FastifyReply, here: Here, query: Query) => {
+      const kind = kindIn(here);
+      const at = listPage(query, Object.keys(kind.states));
+      const state = at.state === 'all' ? undefined : at.state;
+      const [items, total] = await kind.fetch(state, { offset: at.offset, limit: at.limit });
+      const base = projectHref(here.resolved.project, `/-/${kind.tab}`);
+      const body = listSection({
+        project: here.resolved.project,
+        tab: kind.tab,
+        heading: kind.heading,
+        base,
+        states: Object.entries(kind.states),
+        at,
+        rows: items.map((item) => kind.row(item, base)),
+        empty: `No ${kind.heading.toLowerCase()} here.`,
+        hasNext: at.offset + items.length < total,
+      });
+      return send(reply, here, kind.heading, body);
+    };
+
   const byAuthor = (author: UserView | null) => author?.name ?? 'a deleted user';
 
-  const issueList = (reply: FastifyReply, here: Here, query: Query) =>
-    listing(reply, here, query, {
-      tab: 'issues',
-      heading: 'Issues',
-      states: { opened: 'Open', closed: 'Closed', all: 'All' },
-      fetch: (state, at) => {
-        const filter = {
-          state: state as 'opened' | 'closed' | undefined,
-          sort: 'desc' as const,
-          ...at,
-        };
-        return here.ops.issues.list(here.path, filter).then((l) => [l.issues, l.total]);
-      },
-      row: (d, base) => ({
-        href: `${base}/${d.issue.iid}`,
-        reference: `#${d.issue.iid}`,
-        title: d.issue.title,
-        state: d.issue.state,
-        detail: html`opened ${timeTag(d.issue.createdAt, here.frame.now)} by ${byAuthor(d.author)}`,
-      }),
-    });
+  const issueList = listing((here) => ({
+    tab: 'issues',
+    heading: 'Issues',
+    states: { opened: 'Open', closed: 'Closed', all: 'All' },
+    fetch: (state, at) => {
+      const filter = {
+        state: state as 'opened' | 'closed' | undefined,
+        sort: 'desc' as const,
+        ...at,
+      };
+      return here.ops.issues.list(here.path, filter).then((l) => [l.issues, l.total]);
+    },
+    row: (d, base) => ({
+      href: `${base}/${d.issue.iid}`,
+      reference: `#${d.issue.iid}`,
+      title: d.issue.title,
+      state: d.issue.state,
+      detail: html`opened ${timeTag(d.issue.createdAt, here.frame.now)} by ${byAuthor(d.author)}`,
+    }),
+  }));
 
-  const mergeRequestList = (reply: FastifyReply, here: Here, query: Query) =>
-    listing(reply, here, query, {
-      tab: 'merge_requests',
-      heading: 'Merge requests',
-      states: { opened: 'Open', merged: 'Merged', closed: 'Closed', all: 'All' },
-      fetch: (state, at) => {
-        const filter = {
-          state: state as 'opened' | 'closed' | 'merged' | undefined,
-          sort: 'desc' as const,
-          ...at,
-        };
-        return here.ops.mergeRequests
-          .list(here.path, filter)
-          .then((l) => [l.mergeRequests, l.total]);
-      },
-      row: ({ mergeRequest: mr, author }, base) => ({
-        href: `${base}/${mr.iid}`,
-        reference: `!${mr.iid}`,
-        title: mr.title,
-        state: mr.state,
-        detail: html`${
-          mr.sourceBranch && mr.targetBranch ? `${mr.sourceBranch} → ${mr.targetBranch} · ` : ''
-        }opened
-        ${timeTag(mr.createdAt, here.frame.now)} by ${byAuthor(author)}`,
-      }),
-    });
+  const mergeRequestList = listing((here) => ({
+    tab: 'merge_requests',
+    heading: 'Merge requests',
+    states: { opened: 'Open', merged: 'Merged', closed: 'Closed', all: 'All' },
+    fetch: (state, at) => {
+      const filter = {
+        state: state as 'opened' | 'closed' | 'merged' | undefined,
+        sort: 'desc' as const,
+        ...at,
+      };
+      return here.ops.mergeRequests.list(here.path, filter).then((l) => [l.mergeRequests, l.total]);
+    },
+    row: ({ mergeRequest: mr, author }, base) => ({
+      href: `${base}/${mr.iid}`,
+      reference: `!${mr.iid}`,
+      title: mr.title,
+      state: mr.state,
+      detail: html`${
+        mr.sourceBranch && mr.targetBranch ? `${mr.sourceBranch} → ${mr.targetBranch} · ` : ''
+      }opened
+      ${timeTag(mr.createdAt, here.frame.now)} by ${byAuthor(author)}`,
+    }),
+  }));
 
-  const milestoneList = (reply: FastifyReply, here: Here, query: Query) =>
-    listing(reply, here, query, {
-      tab: 'milestones',
-      heading: 'Milestones',
-      states: { active: 'Open', closed: 'Closed', all: 'All' },
-      fetch: (state, at) => {
-        const filter = { state: state as 'active' | 'closed' | undefined, ...at };
-        return here.ops.milestones.list(here.path, filter).then((l) => [l.milestones, l.total]);
-      },
-      row: (m, base) => ({
-        href: `${base}/${m.iid}`,
-        reference: `%${m.iid}`,
-        title: m.title,
-        state: m.state,
-        detail: m.dueDate ? `due ${m.dueDate}` : 'no due date',
-      }),
-    });
+  const milestoneList = listing((here) => ({
+    tab: 'milestones',
+    heading: 'Milestones',
+    states: { active: 'Open', closed: 'Closed', all: 'All' },
+    fetch: (state, at) => {
+      const filter = { state: state as 'active' | 'closed' | undefined, ...at };
+      return here.ops.milestones.list(here.path, filter).then((l) => [l.milestones, l.total]);
+    },
+    row: (m, base) => ({
+      href: `${base}/${m.iid}`,
+      reference: `%${m.iid}`,
+      title: m.title,
+      state: m.state,
+      detail: m.dueDate ? `due ${m.dueDate}` : 'no due date',
+    }),
+  }));
 
   /** The events recorded on one object of the project, for this viewer. */
   const activityOf = (

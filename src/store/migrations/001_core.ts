@@ -1,11 +1,9 @@
 /** Users, projects and their content, events and personal access tokens. */
 import { type Kysely, sql } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  await db.schema
-    .createTable('users')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'users')
     .addColumn('username', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('email', 'text', (c) => c.notNull())
@@ -22,9 +20,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   await sql`CREATE UNIQUE INDEX users_username_lower ON users (lower(username))`.execute(db);
   await sql`CREATE UNIQUE INDEX users_email_lower ON users (lower(email))`.execute(db);
 
-  await db.schema
-    .createTable('projects')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'projects')
     .addColumn('namespace', 'text', (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('full_path', 'text', (c) => c.notNull())
@@ -45,16 +41,14 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('access_level', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('project_members_pk', ['project_id', 'user_id'])
     .execute();
-  await db.schema
-    .createIndex('project_members_user')
-    .on('project_members')
-    .columns(['user_id', 'project_id', 'access_level'])
-    .execute();
+  await createIndex(db, 'project_members_user', 'project_members', [
+    'user_id',
+    'project_id',
+    'access_level',
+  ]);
 
   for (const table of ['issues', 'merge_requests'] as const) {
-    let builder = db.schema
-      .createTable(table)
-      .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+    let builder = tableWithId(db, ctx, table)
       .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
       .addColumn('iid', 'integer', (c) => c.notNull())
       .addColumn('title', 'text', (c) => c.notNull())
@@ -65,26 +59,17 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       builder = builder.addColumn('confidential', 'integer', (c) => c.notNull().defaultTo(0));
     }
     await builder.execute();
-    await db.schema
-      .createIndex(`${table}_project_iid`)
-      .unique()
-      .on(table)
-      .columns(['project_id', 'iid'])
-      .execute();
+    await createIndex(db, `${table}_project_iid`, table, ['project_id', 'iid'], { unique: true });
   }
 
-  await db.schema
-    .createTable('milestones')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'milestones')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('iid', 'integer', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('snippets')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'snippets')
     .addColumn('project_id', 'integer', (c) => c.references('projects.id'))
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
@@ -92,9 +77,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('notes')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'notes')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('body', 'text', (c) => c.notNull())
@@ -106,9 +89,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('events')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'events')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('action', 'integer', (c) => c.notNull())
@@ -119,26 +100,10 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .execute();
   // Every listing walks one of these backwards (or forwards for sort=asc) by id: the source column
   // first, optionally the action, then id. Target-type filters ride on the same walk.
-  await db.schema
-    .createIndex('events_project_id')
-    .on('events')
-    .columns(['project_id', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('events_author_id')
-    .on('events')
-    .columns(['author_id', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('events_project_action_id')
-    .on('events')
-    .columns(['project_id', 'action', 'id'])
-    .execute();
-  await db.schema
-    .createIndex('events_author_action_id')
-    .on('events')
-    .columns(['author_id', 'action', 'id'])
-    .execute();
+  await createIndex(db, 'events_project_id', 'events', ['project_id', 'id']);
+  await createIndex(db, 'events_author_id', 'events', ['author_id', 'id']);
+  await createIndex(db, 'events_project_action_id', 'events', ['project_id', 'action', 'id']);
+  await createIndex(db, 'events_author_action_id', 'events', ['author_id', 'action', 'id']);
 
   await db.schema
     .createTable('push_event_payloads')
@@ -153,9 +118,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('commits', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('personal_access_tokens')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'personal_access_tokens')
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('token_digest', 'text', (c) => c.notNull().unique())
@@ -165,9 +128,5 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('last_used_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('personal_access_tokens_user')
-    .on('personal_access_tokens')
-    .column('user_id')
-    .execute();
+  await createIndex(db, 'personal_access_tokens_user', 'personal_access_tokens', ['user_id']);
 }

@@ -4,12 +4,10 @@
  * plaintext; lookups go through unique indexes on those digests.
  */
 import type { Kysely } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  await db.schema
-    .createTable('oauth_applications')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_applications')
     .addColumn('uid', 'text', (c) => c.notNull().unique())
     .addColumn('secret_digest', 'text', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -19,17 +17,11 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('oauth_applications_owner')
-    .on('oauth_applications')
-    .column('owner_id')
-    .execute();
+  await createIndex(db, 'oauth_applications_owner', 'oauth_applications', ['owner_id']);
 
   // application_id carries no foreign key: deleting an application keeps its (revoked) grants and
   // tokens, so their holders get "Token was revoked" rather than an unknown-token answer.
-  await db.schema
-    .createTable('oauth_access_grants')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_access_grants')
     .addColumn('code_digest', 'text', (c) => c.notNull().unique())
     .addColumn('application_id', 'integer', (c) => c.notNull())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
@@ -43,9 +35,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('revoked_at', 'bigint')
     .execute();
 
-  await db.schema
-    .createTable('oauth_access_tokens')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_access_tokens')
     .addColumn('token_digest', 'text', (c) => c.notNull().unique())
     .addColumn('refresh_digest', 'text', (c) => c.unique())
     .addColumn('application_id', 'integer')
@@ -57,25 +47,13 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('grant_id', 'integer')
     .addColumn('family_id', 'text', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('oauth_access_tokens_family')
-    .on('oauth_access_tokens')
-    .column('family_id')
-    .execute();
-  await db.schema
-    .createIndex('oauth_access_tokens_grant')
-    .on('oauth_access_tokens')
-    .column('grant_id')
-    .execute();
-  await db.schema
-    .createIndex('oauth_access_tokens_application')
-    .on('oauth_access_tokens')
-    .column('application_id')
-    .execute();
+  await createIndex(db, 'oauth_access_tokens_family', 'oauth_access_tokens', ['family_id']);
+  await createIndex(db, 'oauth_access_tokens_grant', 'oauth_access_tokens', ['grant_id']);
+  await createIndex(db, 'oauth_access_tokens_application', 'oauth_access_tokens', [
+    'application_id',
+  ]);
 
-  await db.schema
-    .createTable('web_sessions')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'web_sessions')
     .addColumn('id_digest', 'text', (c) => c.notNull().unique())
     .addColumn('user_id', 'integer', (c) => c.references('users.id'))
     .addColumn('pending_user_id', 'integer', (c) => c.references('users.id'))
@@ -83,9 +61,5 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('web_sessions_expires')
-    .on('web_sessions')
-    .column('expires_at')
-    .execute();
+  await createIndex(db, 'web_sessions_expires', 'web_sessions', ['expires_at']);
 }

@@ -3,6 +3,7 @@
  * database so every pulsegate process over one database shares one budget.
  */
 import type { Kysely } from 'kysely';
+import { createIndex } from './helpers.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -11,9 +12,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('window_start', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('auth_throttle_window')
-    .on('auth_throttle')
-    .column('window_start')
-    .execute();
+  await createIndex(db, 'auth_throttle_window', 'auth_throttle', ['window_start']);
 }

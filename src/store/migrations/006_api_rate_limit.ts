@@ -5,7 +5,7 @@
  * because a write to the database itself would drop every cache keyed on its data version.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, createIndex } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   if (ctx.dialect !== 'postgres') return;
@@ -16,9 +16,5 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('hits', 'integer', (c) => c.notNull())
     .addColumn('window_start', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('api_rate_limit_window')
-    .on('api_rate_limit')
-    .column('window_start')
-    .execute();
+  await createIndex(db, 'api_rate_limit_window', 'api_rate_limit', ['window_start']);
 }

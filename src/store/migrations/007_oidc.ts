@@ -4,14 +4,12 @@
  * to know about a grant — its nonce, when the user signed in, and the client's signature algorithm.
  */
 import type { Kysely } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   // One row per key. (alg, generation) is unique: two processes generating the first key, or two
   // rotations racing, insert the same generation and exactly one wins.
-  await db.schema
-    .createTable('oauth_signing_keys')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_signing_keys')
     .addColumn('kid', 'text', (c) => c.notNull().unique())
     .addColumn('alg', 'text', (c) => c.notNull())
     .addColumn('generation', 'integer', (c) => c.notNull())
@@ -19,16 +17,15 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('private_key', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('oauth_signing_keys_generation')
-    .unique()
-    .on('oauth_signing_keys')
-    .columns(['alg', 'generation'])
-    .execute();
+  await createIndex(
+    db,
+    'oauth_signing_keys_generation',
+    'oauth_signing_keys',
+    ['alg', 'generation'],
+    { unique: true },
+  );
 
-  await db.schema
-    .createTable('oauth_device_grants')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'oauth_device_grants')
     .addColumn('device_code_digest', 'text', (c) => c.notNull().unique())
     .addColumn('user_code_digest', 'text', (c) => c.notNull().unique())
     .addColumn('application_id', 'integer', (c) => c.notNull())
@@ -44,11 +41,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('consumed_at', 'bigint')
     .addColumn('family_id', 'text')
     .execute();
-  await db.schema
-    .createIndex('oauth_device_grants_created')
-    .on('oauth_device_grants')
-    .column('created_at')
-    .execute();
+  await createIndex(db, 'oauth_device_grants_created', 'oauth_device_grants', ['created_at']);
 
   await db.schema.alterTable('oauth_access_grants').addColumn('nonce', 'text').execute();
   await db.schema.alterTable('oauth_access_grants').addColumn('auth_time', 'bigint').execute();

@@ -7,7 +7,7 @@
  * `updated_at` is filled from `created_at`.
  */
 import { type Kysely, sql } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 async function addColumns(
   db: Kysely<unknown>,
@@ -64,16 +64,8 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     await sql`UPDATE ${sql.table(table)} SET updated_at = created_at`.execute(db);
   }
   // Milestone iids were imported without a uniqueness guarantee; new ones are allocated per project.
-  await db.schema
-    .createIndex('milestones_project_iid')
-    .on('milestones')
-    .columns(['project_id', 'iid'])
-    .execute();
-  await db.schema
-    .createIndex('notes_noteable')
-    .on('notes')
-    .columns(['noteable_type', 'noteable_id', 'id'])
-    .execute();
+  await createIndex(db, 'milestones_project_iid', 'milestones', ['project_id', 'iid']);
+  await createIndex(db, 'notes_noteable', 'notes', ['noteable_type', 'noteable_id', 'id']);
 
   await db.schema
     .createTable('merge_request_approvals')
@@ -84,9 +76,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .execute();
 
   // One answer per (user, key): a retry within the retention window gets it back verbatim.
-  await db.schema
-    .createTable('idempotency_keys')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'idempotency_keys')
     .addColumn('user_id', 'integer', (c) => c.notNull())
     .addColumn('idempotency_key', 'text', (c) => c.notNull())
     /** METHOD and path of the first request: the same key on another request is refused. */
@@ -97,15 +87,12 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('response', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('idempotency_keys_user_key')
-    .unique()
-    .on('idempotency_keys')
-    .columns(['user_id', 'idempotency_key'])
-    .execute();
-  await db.schema
-    .createIndex('idempotency_keys_created_at')
-    .on('idempotency_keys')
-    .column('created_at')
-    .execute();
+  await createIndex(
+    db,
+    'idempotency_keys_user_key',
+    'idempotency_keys',
+    ['user_id', 'idempotency_key'],
+    { unique: true },
+  );
+  await createIndex(db, 'idempotency_keys_created_at', 'idempotency_keys', ['created_at']);
 }

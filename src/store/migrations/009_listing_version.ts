@@ -22,7 +22,7 @@
  * without storing it) and the SHA-256 digest used to find the user from a presented token.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 export const LISTING_TABLES = [
   'users',
@@ -49,22 +49,21 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   if (ctx.dialect === 'sqlite') {
     for (const table of LISTING_TABLES) {
       for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-        await sql
-          .raw(
-            `CREATE TRIGGER ${table}_listing_version_${op.toLowerCase()} AFTER ${op} ON ${table}
+        await runSql(
+          db,
+          `CREATE TRIGGER ${table}_listing_version_${op.toLowerCase()} AFTER ${op} ON ${table}
              BEGIN
                UPDATE listing_version SET value = value + 1,
                  changed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = 1;
              END`,
-          )
-          .execute(db);
+        );
       }
     }
   } else {
     await sql`CREATE TABLE listing_version_bumps (txid bigint PRIMARY KEY)`.execute(db);
-    await sql
-      .raw(
-        `CREATE FUNCTION listing_version_note() RETURNS trigger LANGUAGE plpgsql AS $$
+    await runSql(
+      db,
+      `CREATE FUNCTION listing_version_note() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
            IF current_setting('pulsegate.listing_changed', true) IS DISTINCT FROM '1' THEN
              PERFORM set_config('pulsegate.listing_changed', '1', true);
@@ -72,32 +71,28 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
            END IF;
            RETURN NULL;
          END $$`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE FUNCTION listing_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    );
+    await runSql(
+      db,
+      `CREATE FUNCTION listing_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
            UPDATE listing_version SET value = value + 1,
              changed_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE id = 1;
            DELETE FROM listing_version_bumps WHERE txid = NEW.txid;
            RETURN NULL;
          END $$`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE CONSTRAINT TRIGGER listing_version_bump AFTER INSERT ON listing_version_bumps
+    );
+    await runSql(
+      db,
+      `CREATE CONSTRAINT TRIGGER listing_version_bump AFTER INSERT ON listing_version_bumps
          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION listing_version_bump()`,
-      )
-      .execute(db);
+    );
     for (const table of LISTING_TABLES) {
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+      await runSql(
+        db,
+        `CREATE TRIGGER ${table}_listing_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
            ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
+      );
     }
   }
 

@@ -15,7 +15,7 @@
  *   their own events apart.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** The advisory lock key (any constant; "pulsegate events" in ASCII, folded into 63 bits). */
 export const EVENTS_LOCK_KEY = 7_062_091_135_457_391n;
@@ -25,24 +25,22 @@ export const TAKE_EVENTS_LOCK = `PERFORM pg_advisory_xact_lock(${EVENTS_LOCK_KEY
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   if (ctx.dialect !== 'postgres') return;
-  await sql
-    .raw(
-      `CREATE FUNCTION events_serialize() RETURNS trigger LANGUAGE plpgsql AS $$
+  await runSql(
+    db,
+    `CREATE FUNCTION events_serialize() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
          ${TAKE_EVENTS_LOCK}
          RETURN NULL;
        END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+  );
+  await runSql(
+    db,
+    `CREATE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
          PERFORM pg_notify('pulsegate_events', current_schema());
          RETURN NULL;
        END $$`,
-    )
-    .execute(db);
+  );
   await sql`CREATE TRIGGER events_serialize BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION events_serialize()`.execute(
     db,
   );

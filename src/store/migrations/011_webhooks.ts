@@ -3,7 +3,7 @@
  * event, inserted in the event's own transaction, then claimed, sent and kept as the delivery log.
  */
 import { type Kysely, sql } from 'kysely';
-import { type MigrationContext, idColumn } from './helpers.js';
+import { type MigrationContext, createIndex, tableWithId } from './helpers.js';
 
 const FLAGS = [
   'push_events',
@@ -18,9 +18,7 @@ const FLAGS = [
 ] as const;
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
-  let hooks = db.schema
-    .createTable('project_hooks')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  let hooks = tableWithId(db, ctx, 'project_hooks')
     .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id'))
     .addColumn('url', 'text', (c) => c.notNull())
     // Sent verbatim as X-Gitlab-Token, so it is kept in clear (never returned by the API).
@@ -38,15 +36,9 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     .addColumn('permanently_disabled', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('project_hooks_project')
-    .on('project_hooks')
-    .column('project_id')
-    .execute();
+  await createIndex(db, 'project_hooks_project', 'project_hooks', ['project_id']);
 
-  await db.schema
-    .createTable('webhook_deliveries')
-    .addColumn('id', idColumn(ctx), (c) => c.primaryKey())
+  await tableWithId(db, ctx, 'webhook_deliveries')
     .addColumn('hook_id', 'integer', (c) =>
       c.notNull().references('project_hooks.id').onDelete('cascade'),
     )
@@ -82,9 +74,5 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   await sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status IN ('pending', 'delivering')`.execute(
     db,
   );
-  await db.schema
-    .createIndex('webhook_deliveries_hook')
-    .on('webhook_deliveries')
-    .columns(['hook_id', 'id'])
-    .execute();
+  await createIndex(db, 'webhook_deliveries_hook', 'webhook_deliveries', ['hook_id', 'id']);
 }

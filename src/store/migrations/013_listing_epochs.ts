@@ -12,7 +12,7 @@
  * reader never sees the change without the bump (they commit together).
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** Which table changes bump the epoch of which project (`ROW` is NEW or OLD). */
 const SOURCES: Array<{
@@ -44,9 +44,9 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
 
   if (ctx.dialect === 'postgres') {
     // One function serves every table: it is told which column names the project.
-    await sql
-      .raw(
-        `CREATE FUNCTION bump_listing_epoch() RETURNS trigger AS $$
+    await runSql(
+      db,
+      `CREATE FUNCTION bump_listing_epoch() RETURNS trigger AS $$
 DECLARE pid integer;
 BEGIN
   IF TG_OP = 'DELETE' THEN
@@ -67,17 +67,15 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$ LANGUAGE plpgsql`,
-      )
-      .execute(db);
+    );
     for (const source of SOURCES) {
       const column = source.project('NEW').split('.')[1]!;
       for (const event of source.events) {
         const name = `${source.table}_epoch_${event.split(' ')[0]!.toLowerCase()}`;
-        await sql
-          .raw(
-            `CREATE TRIGGER ${name} AFTER ${event} ON ${source.table} FOR EACH ROW EXECUTE FUNCTION bump_listing_epoch('${column}')`,
-          )
-          .execute(db);
+        await runSql(
+          db,
+          `CREATE TRIGGER ${name} AFTER ${event} ON ${source.table} FOR EACH ROW EXECUTE FUNCTION bump_listing_epoch('${column}')`,
+        );
       }
     }
     return;
@@ -95,15 +93,14 @@ END $$ LANGUAGE plpgsql`,
                ON CONFLICT (project_id) DO UPDATE SET epoch = epoch + 1;`,
         )
         .join('\n');
-      await sql
-        .raw(
-          `CREATE TRIGGER ${source.table}_epoch_${kind.toLowerCase()} AFTER ${event} ON ${source.table}
+      await runSql(
+        db,
+        `CREATE TRIGGER ${source.table}_epoch_${kind.toLowerCase()} AFTER ${event} ON ${source.table}
            FOR EACH ROW BEGIN
              ${bumps}
              UPDATE listing_epochs SET epoch = epoch + 1 WHERE project_id IN (0${source.table === 'events' ? ', -1' : ''});
            END`,
-        )
-        .execute(db);
+      );
     }
   }
 }

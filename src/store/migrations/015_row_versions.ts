@@ -15,7 +15,7 @@
  *   design as migration 009's listing version). Read once per event-loop turn.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 export const COUNTED_TABLES = [
   'users',
@@ -28,32 +28,57 @@ export const COUNTED_TABLES = [
 /** PostgreSQL's single counter, named in `row_versions`. */
 export const ALL_TABLES = 'all';
 
+/**
+ * Counts `table`'s row changes. SQLite: its own counter, moved by a trigger per operation.
+ * PostgreSQL: a row and a truncate trigger that note the transaction (the one counter moves at
+ * commit). Migration 028 counts its tables with it too, so what it runs must never change.
+ */
+export async function countChanges(
+  db: Kysely<unknown>,
+  ctx: MigrationContext,
+  table: string,
+): Promise<void> {
+  if (ctx.dialect === 'sqlite') {
+    await sql`INSERT INTO row_versions (name, value) VALUES (${table}, 1)`.execute(db);
+    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
+      await runSql(
+        db,
+        `CREATE TRIGGER ${table}_row_version_${op.toLowerCase()} AFTER ${op} ON ${table}
+             BEGIN
+               UPDATE row_versions SET value = value + 1 WHERE name = '${table}';
+             END`,
+      );
+    }
+    return;
+  }
+  // Row triggers: a statement that changes no row (the hourly activity-time update that
+  // usually matches nothing) moves nothing.
+  await runSql(
+    db,
+    `CREATE TRIGGER ${table}_row_version AFTER INSERT OR UPDATE OR DELETE ON ${table}
+         FOR EACH ROW EXECUTE FUNCTION row_version_note()`,
+  );
+  await runSql(
+    db,
+    `CREATE TRIGGER ${table}_row_version_truncate AFTER TRUNCATE ON ${table}
+         FOR EACH STATEMENT EXECUTE FUNCTION row_version_note()`,
+  );
+}
+
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   if (ctx.dialect === 'sqlite') {
     await sql`CREATE TABLE row_versions (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`.execute(
       db,
     );
-    for (const table of COUNTED_TABLES) {
-      await sql`INSERT INTO row_versions (name, value) VALUES (${table}, 1)`.execute(db);
-      for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-        await sql
-          .raw(
-            `CREATE TRIGGER ${table}_row_version_${op.toLowerCase()} AFTER ${op} ON ${table}
-             BEGIN
-               UPDATE row_versions SET value = value + 1 WHERE name = '${table}';
-             END`,
-          )
-          .execute(db);
-      }
-    }
+    for (const table of COUNTED_TABLES) await countChanges(db, ctx, table);
     return;
   }
   await sql`CREATE TABLE row_versions (name text PRIMARY KEY, value bigint NOT NULL)`.execute(db);
   await sql`INSERT INTO row_versions (name, value) VALUES (${ALL_TABLES}, 1)`.execute(db);
   await sql`CREATE TABLE row_version_bumps (txid bigint PRIMARY KEY)`.execute(db);
-  await sql
-    .raw(
-      `CREATE FUNCTION row_version_note() RETURNS trigger LANGUAGE plpgsql AS $$
+  await runSql(
+    db,
+    `CREATE FUNCTION row_version_note() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
          IF current_setting('pulsegate.rows_changed', true) IS DISTINCT FROM '1' THEN
            PERFORM set_config('pulsegate.rows_changed', '1', true);
@@ -61,38 +86,20 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
          END IF;
          RETURN NULL;
        END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE FUNCTION row_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+  );
+  await runSql(
+    db,
+    `CREATE FUNCTION row_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
          UPDATE row_versions SET value = value + 1 WHERE name = '${ALL_TABLES}';
          DELETE FROM row_version_bumps WHERE txid = NEW.txid;
          RETURN NULL;
        END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE CONSTRAINT TRIGGER row_version_bump AFTER INSERT ON row_version_bumps
+  );
+  await runSql(
+    db,
+    `CREATE CONSTRAINT TRIGGER row_version_bump AFTER INSERT ON row_version_bumps
        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION row_version_bump()`,
-    )
-    .execute(db);
-  for (const table of COUNTED_TABLES) {
-    // Row triggers: a statement that changes no row (the hourly activity-time update that
-    // usually matches nothing) moves nothing.
-    await sql
-      .raw(
-        `CREATE TRIGGER ${table}_row_version AFTER INSERT OR UPDATE OR DELETE ON ${table}
-         FOR EACH ROW EXECUTE FUNCTION row_version_note()`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE TRIGGER ${table}_row_version_truncate AFTER TRUNCATE ON ${table}
-         FOR EACH STATEMENT EXECUTE FUNCTION row_version_note()`,
-      )
-      .execute(db);
-  }
+  );
+  for (const table of COUNTED_TABLES) await countChanges(db, ctx, table);
 }

@@ -29,7 +29,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { LISTING_TABLES } from './009_listing_version.js';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** Inserts into these tables move the version only when they land below the newest event. */
 const APPENDED: Record<string, string> = {
@@ -57,16 +57,15 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     for (const [table, below] of Object.entries(APPENDED)) {
       // Named like migration 009's triggers: bulk loads set them aside by name (listing-version.ts).
       const name = `${table}_listing_version_insert`;
-      await sql.raw(`DROP TRIGGER ${name}`).execute(db);
-      await sql
-        .raw(
-          `CREATE TRIGGER ${name} AFTER INSERT ON ${table} WHEN ${below}
+      await runSql(db, `DROP TRIGGER ${name}`);
+      await runSql(
+        db,
+        `CREATE TRIGGER ${name} AFTER INSERT ON ${table} WHEN ${below}
            BEGIN
              UPDATE listing_version SET value = value + 1,
                changed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = 1;
            END`,
-        )
-        .execute(db);
+      );
     }
     // SQLite has no whole-row comparison: the trigger lists the columns it watches. A later
     // migration adding a column to projects must recreate it (PRAGMA below picks them all up).
@@ -74,17 +73,16 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       name: string;
     }>`SELECT name FROM pragma_table_info('projects')`.execute(db);
     const watched = rows.map((r) => r.name).filter((name) => name !== ACTIVITY_TIME);
-    await sql.raw(`DROP TRIGGER projects_listing_version_update`).execute(db);
-    await sql
-      .raw(
-        `CREATE TRIGGER projects_listing_version_update AFTER UPDATE OF ${watched.join(', ')}
+    await runSql(db, `DROP TRIGGER projects_listing_version_update`);
+    await runSql(
+      db,
+      `CREATE TRIGGER projects_listing_version_update AFTER UPDATE OF ${watched.join(', ')}
          ON projects
          BEGIN
            UPDATE listing_version SET value = value + 1,
              changed_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = 1;
          END`,
-      )
-      .execute(db);
+    );
     return;
   }
   // One check per statement, over the rows it inserted (a transition table). The function forbids
@@ -92,9 +90,9 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
   // empty (a seed), and a scan per check would make a load quadratic. Appends are one row at the
   // top (no other row at or above it); a bulk load's batches may move the version, as they should.
   for (const [table, check] of Object.entries(APPENDED_PG)) {
-    await sql
-      .raw(
-        `CREATE FUNCTION ${table}_listing_version_insert() RETURNS trigger LANGUAGE plpgsql
+    await runSql(
+      db,
+      `CREATE FUNCTION ${table}_listing_version_insert() RETURNS trigger LANGUAGE plpgsql
          SET enable_seqscan = off AS $$
          BEGIN
            IF current_setting('pulsegate.listing_changed', true) IS DISTINCT FROM '1'
@@ -104,53 +102,46 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
            END IF;
            RETURN NULL;
          END $$`,
-      )
-      .execute(db);
+    );
   }
   for (const table of LISTING_TABLES) {
-    await sql.raw(`DROP TRIGGER ${table}_listing_version ON ${table}`).execute(db);
+    await runSql(db, `DROP TRIGGER ${table}_listing_version ON ${table}`);
     if (table in APPENDED_PG) {
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version AFTER UPDATE OR DELETE ON ${table}
+      await runSql(
+        db,
+        `CREATE TRIGGER ${table}_listing_version AFTER UPDATE OR DELETE ON ${table}
            FOR EACH ROW EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version_insert AFTER INSERT ON ${table}
+      );
+      await runSql(
+        db,
+        `CREATE TRIGGER ${table}_listing_version_insert AFTER INSERT ON ${table}
            REFERENCING NEW TABLE AS inserted
            FOR EACH STATEMENT EXECUTE FUNCTION ${table}_listing_version_insert()`,
-        )
-        .execute(db);
+      );
     } else if (table === 'projects') {
-      await sql
-        .raw(
-          `CREATE TRIGGER projects_listing_version AFTER INSERT OR DELETE ON projects
+      await runSql(
+        db,
+        `CREATE TRIGGER projects_listing_version AFTER INSERT OR DELETE ON projects
            FOR EACH ROW EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
-      await sql
-        .raw(
-          `CREATE TRIGGER projects_listing_version_update AFTER UPDATE ON projects FOR EACH ROW
+      );
+      await runSql(
+        db,
+        `CREATE TRIGGER projects_listing_version_update AFTER UPDATE ON projects FOR EACH ROW
            WHEN ((to_jsonb(OLD) - '${ACTIVITY_TIME}') IS DISTINCT FROM
                  (to_jsonb(NEW) - '${ACTIVITY_TIME}'))
            EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
+      );
     } else {
-      await sql
-        .raw(
-          `CREATE TRIGGER ${table}_listing_version AFTER INSERT OR UPDATE OR DELETE ON ${table}
+      await runSql(
+        db,
+        `CREATE TRIGGER ${table}_listing_version AFTER INSERT OR UPDATE OR DELETE ON ${table}
            FOR EACH ROW EXECUTE FUNCTION listing_version_note()`,
-        )
-        .execute(db);
+      );
     }
-    await sql
-      .raw(
-        `CREATE TRIGGER ${table}_listing_version_truncate AFTER TRUNCATE ON ${table}
+    await runSql(
+      db,
+      `CREATE TRIGGER ${table}_listing_version_truncate AFTER TRUNCATE ON ${table}
          FOR EACH STATEMENT EXECUTE FUNCTION listing_version_note()`,
-      )
-      .execute(db);
+    );
   }
 }

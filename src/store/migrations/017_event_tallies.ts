@@ -18,7 +18,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { TAKE_EVENTS_LOCK } from './010_live_events.js';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** Grouped rows of `source` (events, or a transition table), signed, as tally rows. */
 function grouped(source: string, sign: '+' | '-'): { all: string; issues: string } {
@@ -103,17 +103,17 @@ export function tallyStorage(db: Kysely<unknown>, table: string) {
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   await createTally(db, ctx, 'event_tallies', ALL_COLUMNS, ALL_KEY);
   // Author listings (a user's events in the projects the viewer can read).
-  await sql
-    .raw('CREATE INDEX event_tallies_author ON event_tallies (author_id, project_id, action)')
-    .execute(db);
+  await runSql(
+    db,
+    'CREATE INDEX event_tallies_author ON event_tallies (author_id, project_id, action)',
+  );
   await createTally(db, ctx, 'issue_event_tallies', ISSUE_COLUMNS, ISSUE_KEY);
   // A count starts from the confidential issues (a few percent of them), by project or by author.
   // The literal `confidential = 1` lets both databases use it for queries that say so literally.
-  await sql
-    .raw(
-      'CREATE INDEX issues_confidential ON issues (project_id, author_id) WHERE confidential = 1',
-    )
-    .execute(db);
+  await runSql(
+    db,
+    'CREATE INDEX issues_confidential ON issues (project_id, author_id) WHERE confidential = 1',
+  );
 
   if (ctx.dialect === 'postgres') {
     // Migration 016's insert checks plan with sequential scans disabled, which prices the scan of
@@ -123,27 +123,26 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     // (store/database.ts); this covers every other session's inserts too.
     for (const table of ['events', 'push_event_payloads']) {
       for (const setting of ['jit = off', 'max_parallel_workers_per_gather = 0']) {
-        await sql
-          .raw(`ALTER FUNCTION ${table}_listing_version_insert() SET ${setting}`)
-          .execute(db);
+        await runSql(db, `ALTER FUNCTION ${table}_listing_version_insert() SET ${setting}`);
       }
     }
     for (const table of ['event_tallies', 'issue_event_tallies']) await tallyStorage(db, table);
   }
   if (ctx.dialect === 'sqlite') {
     const p = SQLITE_TALLY_TRIGGER_PREFIX;
-    await sql
-      .raw(`CREATE TRIGGER ${p}insert AFTER INSERT ON events BEGIN ${rowStatements('NEW', 1)} END`)
-      .execute(db);
-    await sql
-      .raw(`CREATE TRIGGER ${p}delete AFTER DELETE ON events BEGIN ${rowStatements('OLD', -1)} END`)
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE TRIGGER ${p}update AFTER UPDATE OF project_id, author_id, action, target_type, issue_id
+    await runSql(
+      db,
+      `CREATE TRIGGER ${p}insert AFTER INSERT ON events BEGIN ${rowStatements('NEW', 1)} END`,
+    );
+    await runSql(
+      db,
+      `CREATE TRIGGER ${p}delete AFTER DELETE ON events BEGIN ${rowStatements('OLD', -1)} END`,
+    );
+    await runSql(
+      db,
+      `CREATE TRIGGER ${p}update AFTER UPDATE OF project_id, author_id, action, target_type, issue_id
          ON events BEGIN ${rowStatements('OLD', -1)} ${rowStatements('NEW', 1)} END`,
-      )
-      .execute(db);
+    );
   } else {
     // Every writer of tally rows holds the events lock first (appends already do, migration 010),
     // so two statements never take the same rows in different orders: a hand-typed delete of
@@ -161,38 +160,34 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       ],
     ];
     for (const [name, event, statements] of fns) {
-      await sql
-        .raw(
-          `CREATE FUNCTION events_tally_${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      await runSql(
+        db,
+        `CREATE FUNCTION events_tally_${name}() RETURNS trigger LANGUAGE plpgsql AS $$
            ${body(statements)} $$`,
-        )
-        .execute(db);
+      );
       const tables =
         event === 'INSERT'
           ? 'NEW TABLE AS new_rows'
           : event === 'DELETE'
             ? 'OLD TABLE AS old_rows'
             : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
-      await sql
-        .raw(
-          `CREATE TRIGGER events_tally_${name} AFTER ${event} ON events
+      await runSql(
+        db,
+        `CREATE TRIGGER events_tally_${name} AFTER ${event} ON events
            REFERENCING ${tables} FOR EACH STATEMENT EXECUTE FUNCTION events_tally_${name}()`,
-        )
-        .execute(db);
+      );
     }
-    await sql
-      .raw(
-        `CREATE FUNCTION events_tally_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+    await runSql(
+      db,
+      `CREATE FUNCTION events_tally_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN ${lock} DELETE FROM event_tallies; DELETE FROM issue_event_tallies; RETURN NULL;
          END $$`,
-      )
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE TRIGGER events_tally_truncate AFTER TRUNCATE ON events
+    );
+    await runSql(
+      db,
+      `CREATE TRIGGER events_tally_truncate AFTER TRUNCATE ON events
          FOR EACH STATEMENT EXECUTE FUNCTION events_tally_truncate()`,
-      )
-      .execute(db);
+    );
   }
-  for (const statement of tallyStatements('events', '+')) await sql.raw(statement).execute(db);
+  for (const statement of tallyStatements('events', '+')) await runSql(db, statement);
 }

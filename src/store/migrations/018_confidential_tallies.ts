@@ -29,7 +29,7 @@ import {
   createTally,
   tallyStorage,
 } from './017_event_tallies.js';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** Every tally table (migrations 017 and 018): bulk loads empty them, `Store.settle` vacuums them. */
 export const TALLY_TABLES = ['event_tallies', 'issue_event_tallies', 'confidential_tallies'];
@@ -79,19 +79,17 @@ const ISSUE_MOVES = `(OLD.confidential = 1 OR NEW.confidential = 1) AND (OLD.id 
 
 export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> {
   await createTally(db, ctx, 'confidential_tallies', COLUMNS, KEY);
-  await sql
-    .raw(
-      'CREATE INDEX confidential_tallies_author ON confidential_tallies (author_id, project_id, action)',
-    )
-    .execute(db);
+  await runSql(
+    db,
+    'CREATE INDEX confidential_tallies_author ON confidential_tallies (author_id, project_id, action)',
+  );
   // What the viewer may see of confidential issues is their own: found by author (a user's listing
   // spans projects), then by project.
-  await sql.raw('DROP INDEX issues_confidential').execute(db);
-  await sql
-    .raw(
-      'CREATE INDEX issues_confidential ON issues (author_id, project_id) WHERE confidential = 1',
-    )
-    .execute(db);
+  await runSql(db, 'DROP INDEX issues_confidential');
+  await runSql(
+    db,
+    'CREATE INDEX issues_confidential ON issues (author_id, project_id) WHERE confidential = 1',
+  );
 
   if (ctx.dialect === 'sqlite') {
     // Named like migration 017's, so bulk loads set them aside too (and tally again at the end).
@@ -108,7 +106,7 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       `${p}issue_update AFTER UPDATE OF id, project_id, confidential ON issues
          WHEN ${ISSUE_MOVES} BEGIN ${fromIssue('OLD', '-')}; ${fromIssue('NEW', '+')}; END`,
     ];
-    for (const trigger of triggers) await sql.raw(`CREATE TRIGGER ${trigger}`).execute(db);
+    for (const trigger of triggers) await runSql(db, `CREATE TRIGGER ${trigger}`);
   } else {
     const lock = TAKE_EVENTS_LOCK;
     const fn = async (name: string, body: string) =>
@@ -150,9 +148,9 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       `issues_confidential_truncate AFTER TRUNCATE ON issues
          FOR EACH STATEMENT EXECUTE FUNCTION events_confidential_truncate()`,
     ];
-    for (const trigger of triggers) await sql.raw(`CREATE TRIGGER ${trigger}`).execute(db);
+    for (const trigger of triggers) await runSql(db, `CREATE TRIGGER ${trigger}`);
     // Rewritten on every append of an event of a confidential issue: as migration 017's tallies.
     await tallyStorage(db, 'confidential_tallies');
   }
-  await sql.raw(CONFIDENTIAL_RETALLY).execute(db);
+  await runSql(db, CONFIDENTIAL_RETALLY);
 }

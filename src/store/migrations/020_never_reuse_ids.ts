@@ -21,7 +21,7 @@
  * twice (a rolled-back insert leaves a gap), and the importer only ever moves them forward.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** The rebuilt tables, parents before children, with what points at their ids. */
 export const NEVER_REUSED: Array<{ table: string; pointers: string[] }> = [
@@ -147,7 +147,7 @@ async function rebuild(
   const kept = `kept_${table}`;
   let from = source;
   if (!from) {
-    await sql.raw(`CREATE TEMP TABLE ${kept} AS SELECT * FROM main.${table}`).execute(db);
+    await runSql(db, `CREATE TEMP TABLE ${kept} AS SELECT * FROM main.${table}`);
     from = `temp.${kept}`;
   }
   if (analyzed) {
@@ -155,16 +155,14 @@ async function rebuild(
       db,
     );
   }
-  await sql.raw(`DROP TABLE main.${table}`).execute(db);
-  await sql
-    .raw(definition.replace(ID_COLUMN, '"id" integer primary key autoincrement'))
-    .execute(db);
-  await sql.raw(`INSERT INTO main.${table} SELECT * FROM ${from} ORDER BY id`).execute(db);
-  if (!source) await sql.raw(`DROP TABLE ${from}`).execute(db);
+  await runSql(db, `DROP TABLE main.${table}`);
+  await runSql(db, definition.replace(ID_COLUMN, '"id" integer primary key autoincrement'));
+  await runSql(db, `INSERT INTO main.${table} SELECT * FROM ${from} ORDER BY id`);
+  if (!source) await runSql(db, `DROP TABLE ${from}`);
   // Indexes and triggers in the order they were made (sqlite_autoindex_* come with the table).
   for (const entry of schema) {
     if ((entry.type === 'index' || entry.type === 'trigger') && entry.sql) {
-      await sql.raw(entry.sql).execute(db);
+      await runSql(db, entry.sql);
     }
   }
   if (analyzed) {

@@ -13,6 +13,7 @@
  * changes those listings at once and leaves every other cached answer standing.
  */
 import { type Kysely, sql } from 'kysely';
+import { createIndex } from './helpers.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -24,11 +25,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('project_stars_pk', ['user_id', 'project_id'])
     .execute();
-  await db.schema
-    .createIndex('project_stars_project_user')
-    .on('project_stars')
-    .columns(['project_id', 'user_id'])
-    .execute();
+  await createIndex(db, 'project_stars_project_user', 'project_stars', ['project_id', 'user_id']);
 
   await db.schema
     .createTable('user_follows')
@@ -42,9 +39,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('user_follows_pk', ['follower_id', 'followee_id'])
     .addCheckConstraint('user_follows_not_self', sql`follower_id <> followee_id`)
     .execute();
-  await db.schema
-    .createIndex('user_follows_followee_follower')
-    .on('user_follows')
-    .columns(['followee_id', 'follower_id'])
-    .execute();
+  await createIndex(db, 'user_follows_followee_follower', 'user_follows', [
+    'followee_id',
+    'follower_id',
+  ]);
 }

@@ -15,7 +15,7 @@
  * tallies watch `id`): such triggers are dropped and created again from their own definition.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 /** Columns made `bigint`, per table: the growing ids and the columns that hold them. */
 export const BIGINT_COLUMNS: Record<string, string[]> = {
@@ -44,16 +44,16 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
       WHERE d.refobjid = ${table}::regclass AND a.attname = ANY(${columns}::text[])
         AND NOT t.tgisinternal`.execute(db);
     for (const t of triggers.rows) {
-      await sql.raw(`DROP TRIGGER ${t.name} ON ${table}`).execute(db);
+      await runSql(db, `DROP TRIGGER ${t.name} ON ${table}`);
     }
     const alters = columns.map((c) => `ALTER COLUMN ${c} TYPE bigint`).join(', ');
-    await sql.raw(`ALTER TABLE ${table} ${alters}`).execute(db);
+    await runSql(db, `ALTER TABLE ${table} ${alters}`);
     for (const column of columns) {
       const seq = await sql<{ seq: string | null }>`
         SELECT pg_get_serial_sequence(${table}, ${column}) AS seq`.execute(db);
       const name = seq.rows[0]?.seq;
-      if (name) await sql.raw(`ALTER SEQUENCE ${name} AS bigint`).execute(db);
+      if (name) await runSql(db, `ALTER SEQUENCE ${name} AS bigint`);
     }
-    for (const t of triggers.rows) await sql.raw(t.definition).execute(db);
+    for (const t of triggers.rows) await runSql(db, t.definition);
   }
 }

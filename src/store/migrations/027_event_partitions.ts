@@ -22,7 +22,7 @@
  * SQLite keeps its tables: nothing to do there.
  */
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './helpers.js';
+import { type MigrationContext, runSql } from './helpers.js';
 
 const PARTITION_IDS = 1_000_000;
 /** Ranges created beyond the one the sequence is in. */
@@ -101,14 +101,14 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
     for (const fk of d.foreignKeys) foreignKeys.set(`${fk[0]}.${fk[1]}`, fk);
   }
   for (const [tbl, name] of foreignKeys.values()) {
-    await sql.raw(`ALTER TABLE ${tbl} DROP CONSTRAINT ${name}`).execute(db);
+    await runSql(db, `ALTER TABLE ${tbl} DROP CONSTRAINT ${name}`);
   }
 
   const sequence = (
     await sql<{ seq: string }>`
     SELECT pg_get_serial_sequence('events', 'id') AS seq`.execute(db)
   ).rows[0]!.seq;
-  await sql.raw(`ALTER SEQUENCE ${sequence} OWNED BY NONE`).execute(db);
+  await runSql(db, `ALTER SEQUENCE ${sequence} OWNED BY NONE`);
   const next = (
     await sql<{ next: string }>`
     SELECT (CASE WHEN is_called THEN last_value + 1 ELSE last_value END)::text AS next
@@ -125,45 +125,41 @@ export async function up(db: Kysely<unknown>, ctx: MigrationContext): Promise<vo
 
   for (const [table, key] of TABLES) {
     const old = `${table}_unpartitioned`;
-    await sql.raw(`ALTER TABLE ${table} RENAME TO ${old}`).execute(db);
-    await sql.raw(`ALTER TABLE ${old} RENAME CONSTRAINT ${table}_pkey TO ${old}_pkey`).execute(db);
+    await runSql(db, `ALTER TABLE ${table} RENAME TO ${old}`);
+    await runSql(db, `ALTER TABLE ${old} RENAME CONSTRAINT ${table}_pkey TO ${old}_pkey`);
     // Their names are taken again by the partitioned table's; the old table goes below.
     const names = await sql<{ name: string }>`
       SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
       WHERE i.indrelid = ${old}::regclass
         AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`.execute(db);
-    for (const { name } of names.rows) await sql.raw(`DROP INDEX ${name}`).execute(db);
-    await sql
-      .raw(
-        `CREATE TABLE ${table} (LIKE ${old} INCLUDING DEFAULTS INCLUDING STORAGE)
+    for (const { name } of names.rows) await runSql(db, `DROP INDEX ${name}`);
+    await runSql(
+      db,
+      `CREATE TABLE ${table} (LIKE ${old} INCLUDING DEFAULTS INCLUDING STORAGE)
          PARTITION BY RANGE (${key})`,
-      )
-      .execute(db);
-    await sql
-      .raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${key})`)
-      .execute(db);
+    );
+    await runSql(db, `ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${key})`);
     for (const lower of [...ranges].sort((a, b) => (a < b ? -1 : 1))) {
       const upper = lower + BigInt(PARTITION_IDS);
-      await sql
-        .raw(
-          `CREATE TABLE ${table}_${lower} PARTITION OF ${table}
+      await runSql(
+        db,
+        `CREATE TABLE ${table}_${lower} PARTITION OF ${table}
            FOR VALUES FROM (${lower}) TO (${upper})`,
-        )
-        .execute(db);
+      );
     }
-    await sql.raw(`INSERT INTO ${table} SELECT * FROM ${old}`).execute(db);
-    for (const def of found.get(table)!.indexes) await sql.raw(def).execute(db);
+    await runSql(db, `INSERT INTO ${table} SELECT * FROM ${old}`);
+    for (const def of found.get(table)!.indexes) await runSql(db, def);
   }
   for (const [tbl, name, def] of foreignKeys.values()) {
-    await sql.raw(`ALTER TABLE ${tbl} ADD CONSTRAINT ${name} ${def}`).execute(db);
+    await runSql(db, `ALTER TABLE ${tbl} ADD CONSTRAINT ${name} ${def}`);
   }
   for (const [table] of [...TABLES].reverse()) {
-    await sql.raw(`DROP TABLE ${table}_unpartitioned`).execute(db);
+    await runSql(db, `DROP TABLE ${table}_unpartitioned`);
   }
   for (const [table] of TABLES) {
-    for (const def of found.get(table)!.triggers) await sql.raw(def).execute(db);
+    for (const def of found.get(table)!.triggers) await runSql(db, def);
   }
-  await sql.raw(EPOCH_FUNCTION).execute(db);
-  await sql.raw(`ALTER SEQUENCE ${sequence} OWNED BY events.id`).execute(db);
+  await runSql(db, EPOCH_FUNCTION);
+  await runSql(db, `ALTER SEQUENCE ${sequence} OWNED BY events.id`);
   await sql`ANALYZE events, push_event_payloads`.execute(db);
 }
