@@ -7,6 +7,7 @@ import { hidesPrivateCode, readsAllConfidential } from '../../domain/visibility.
 import { MAX_BIG_ID } from '../../domain/ids.js';
 import type { Database, EventRow } from '../schema.js';
 import { memberProjects } from './memberships.js';
+import { PARTITION_IDS } from './partitions.js';
 import {
   type EventContext,
   type EventQuery,
@@ -230,9 +231,7 @@ export async function list(
   window: EventWindow,
   fromId: number | null,
 ): Promise<EventRow[]> {
-  const query = await walk(ctx, q, walkOf(q, window, fromId));
-  if (!query) return [];
-  const rows = await query.execute();
+  const rows = await recentFirst(ctx, q, walkOf(q, window, fromId));
   return window.kind === 'keyset' && window.reverse ? rows.reverse() : rows;
 }
 
@@ -244,8 +243,27 @@ export async function idAt(
   skip: number,
 ): Promise<number | null> {
   const w = walkOf(q, { kind: 'offset', offset: skip, limit: 1 }, fromId);
-  const row = await (await walk(ctx, q, { ...w, idsOnly: true }))?.executeTakeFirst();
+  const [row] = await recentFirst(ctx, q, { ...w, idsOnly: true });
   return row ? row.id : null;
+}
+
+/**
+ * A walk's rows; on PostgreSQL a newest-first walk with no lower bound is first tried over the
+ * newest PARTITION_IDS ids below its top (at most two partitions). PostgreSQL plans an unbounded
+ * walk over every partition below its head, and at ten million events planning those index walks
+ * cost more than running them. The walk reads its newest rows first, so when the recent ids hold
+ * all the rows it wants, they are its answer; otherwise the whole walk runs.
+ */
+async function recentFirst(ctx: EventContext, q: EventQuery, w: Walk): Promise<EventRow[]> {
+  const run = async (walked: Walk) => (await walk(ctx, q, walked))?.execute() ?? [];
+  const top = w.upper?.id ?? q.upTo;
+  if (ctx.dialect !== 'postgres' || !w.descending || w.lower || w.unordered || top === undefined) {
+    return run(w);
+  }
+  const floor = top - PARTITION_IDS;
+  if (floor <= 0) return run(w);
+  const recent = await run({ ...w, lower: { id: floor, inclusive: false } });
+  return recent.length >= w.limit ? recent : run(w);
 }
 
 /** The listing's events above `afterId` (up to `upTo`), oldest first: bringing a listing forward. */
