@@ -30,6 +30,7 @@ export {
   type EventWindow,
   type MemberProject,
   dayOf,
+  isSocial,
 } from './events/query.js';
 export { type StarredProject, MAX_SOCIAL_PARTS } from './events/social.js';
 

@@ -7,7 +7,7 @@ import { ifNoneMatchMatches, strongTag } from '../../domain/etags.js';
 import type { EventFilter } from '../../domain/filters.js';
 import type { OffsetPage } from '../../domain/pagination.js';
 import { canReadUserProfile, type Viewer } from '../../domain/visibility.js';
-import type { EventQuery, EventSource } from '../../store/events.js';
+import { type EventQuery, type EventSource, isSocial } from '../../store/events.js';
 import type { UserRow } from '../../store/schema.js';
 import { readableProject } from '../project-access.js';
 import type { Store } from '../../store/store.js';
@@ -158,8 +158,8 @@ export class ActivityService {
     let snapshot;
     if (validators) {
       // A starred or followed listing's set is read again with its mark (listing-cache `socialSet`).
-      const social = q?.source.kind === 'starred' || q?.source.kind === 'followed';
-      const again = social ? () => this.query(request.source, filter, viewer) : undefined;
+      const again =
+        q && isSocial(q.source) ? () => this.query(request.source, filter, viewer) : undefined;
       ({ mark, snapshot } = await this.markOf(q, offset, again));
       tag = versionTag(validators.vary, [mark.value]);
       if (ifNoneMatchMatches(validators.ifNoneMatch, tag) || tag === validators.kept) {

@@ -6,7 +6,7 @@
  */
 import { MAX_COUNT } from '../../domain/pagination.js';
 import { actionCode } from '../../domain/vocabulary.js';
-import { type EventQuery, dayOf } from '../../store/events.js';
+import { type EventQuery, dayOf, isSocial } from '../../store/events.js';
 import type { EventRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 import type { Metrics } from '../metrics.js';
@@ -359,13 +359,12 @@ interface Spanned {
  */
 function socialSet(q: EventQuery): string {
   const { source } = q;
-  return source.kind === 'starred' || source.kind === 'followed' ? `:s${source.set}` : '';
+  return isSocial(source) ? `:s${source.set}` : '';
 }
 
 /** A listing's source in its key: a starred or followed set by its digest, not its members. */
 function sourceKey(source: EventQuery['source']): string {
-  if (source.kind === 'starred' || source.kind === 'followed')
-    return `${source.kind}:${source.userId}:${source.set}`;
+  if (isSocial(source)) return `${source.kind}:${source.userId}:${source.set}`;
   return JSON.stringify(source);
 }
 

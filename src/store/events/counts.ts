@@ -3,7 +3,7 @@
  * walking, and counts per day (the contribution calendar).
  */
 import { sql } from 'kysely';
-import type { EventContext, EventQuery } from './query.js';
+import { type EventContext, type EventQuery, isSocial } from './query.js';
 import { withActiveSources } from './social.js';
 import { hidesMergeRequestNotes, mayHide, visible } from './visibility.js';
 import { type Walk, judged, memberParts, single, walk } from './walks.js';
@@ -36,7 +36,7 @@ export async function tallyCount(ctx: EventContext, q: EventQuery, cap: number) 
   // scope=all and starred: each project on its own, as its walks (with its own confidentiality);
   // followed: one sum over its users' tallies, which per-user terms would only repeat.
   const { kind } = untilNow.source;
-  const social = kind === 'starred' || kind === 'followed';
+  const social = isSocial(untilNow.source);
   const active = social ? await withActiveSources(ctx, untilNow) : untilNow;
   const parts = kind === 'followed' ? [active] : ((await memberParts(ctx, untilNow)) ?? [untilNow]);
   const terms = [];

@@ -30,6 +30,13 @@ export type EventSource =
   /** Events by the users the user follows, in projects they may read (REST `scope=followed`). */
   | { kind: 'followed'; userId: number; followees: readonly number[]; set: string };
 
+/** A starred or followed listing's source: it carries the viewer's set and its digest. */
+export type SocialSource = Extract<EventSource, { kind: 'starred' | 'followed' }>;
+
+export function isSocial(source: EventSource): source is SocialSource {
+  return source.kind === 'starred' || source.kind === 'followed';
+}
+
 export interface EventQuery {
   source: EventSource;
   filter: EventFilter;

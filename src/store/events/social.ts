@@ -9,7 +9,7 @@ import { canReadProject, canReadUserProfile, type Viewer } from '../../domain/vi
 import { sql } from 'kysely';
 import { type Visibility, actionCode } from '../../domain/vocabulary.js';
 import { memberProjects } from './memberships.js';
-import { type EventContext, type EventQuery, keepChoice, keptChoice } from './query.js';
+import { type EventContext, type EventQuery, isSocial, keepChoice, keptChoice } from './query.js';
 import { tallyShares } from './shares.js';
 
 /** A starred project the viewer may read, as its per-project walk needs it. */
@@ -120,7 +120,7 @@ export async function withActiveSources(ctx: EventContext, q: EventQuery): Promi
 /** A starred or followed listing with its set cut to `ids`; other listings as they are. */
 function restrictedTo(q: EventQuery, ids: readonly number[]): EventQuery {
   const { source } = q;
-  if (source.kind !== 'starred' && source.kind !== 'followed') return q;
+  if (!isSocial(source)) return q;
   const active = new Set(ids);
   return source.kind === 'starred'
     ? {
@@ -164,7 +164,7 @@ export async function socialParts(
   query: EventQuery,
   only?: readonly number[],
 ): Promise<EventQuery[] | null> {
-  if (query.source.kind !== 'starred' && query.source.kind !== 'followed') return null;
+  if (!isSocial(query.source)) return null;
   // Sources the change feed saw new events of since an entry's mark (`only`) hold some: the
   // tallies would say the same, one statement later.
   // One joined walk chosen a moment ago: it keeps the set's events, so it needs no narrowing.
@@ -189,7 +189,7 @@ function sourceIds(q: EventQuery): readonly number[] {
 function choiceKey(q: EventQuery): string {
   const { source, viewer } = q;
   const { action, targetType } = q.filter;
-  const set = source.kind === 'starred' || source.kind === 'followed' ? source.set : '';
+  const set = isSocial(source) ? source.set : '';
   return `${source.kind}:${viewer?.userId ?? ''}:${action ?? ''}:${targetType ?? ''}:${set}`;
 }
 

@@ -13,7 +13,7 @@ import { TARGET_TYPES, actionCode } from '../../domain/vocabulary.js';
 import { activeOn } from '../membership-sql.js';
 import type { Database } from '../schema.js';
 import { memberProjects } from './memberships.js';
-import { type EventContext, type EventQuery, type EventSource, dayOf } from './query.js';
+import { type EventContext, type EventQuery, type EventSource, dayOf, isSocial } from './query.js';
 
 type EventsDatabase = Database & {
   e: Database['events'];
@@ -67,7 +67,7 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
       );
     }
     if (source.kind === 'author') query = query.where('e.author_id', '=', q.each ?? source.userId);
-    else if (source.kind === 'starred' || source.kind === 'followed') {
+    else if (isSocial(source)) {
       // One joined walk over the set the listing was resolved with (social.ts), given as one
       // parameter so the statement is the same for every set.
       const ids =
@@ -137,10 +137,6 @@ export function visible(ctx: EventContext, q: EventQuery, from: Rows = 'events')
     );
   }
   return codeAccess(query, q, from);
-}
-
-function isSocial(source: EventSource): boolean {
-  return source.kind === 'starred' || source.kind === 'followed';
 }
 
 /**
